@@ -1,0 +1,5 @@
+package merge
+
+import "sigs.k8s.io/yaml"
+
+func yamlToJSON(b []byte) ([]byte, error) { return yaml.YAMLToJSON(b) }

@@ -1,0 +1,473 @@
+package value
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is how deeply objects and arrays may nest in a decoded document.
+// Deeper documents are rejected with a SyntaxError instead of exhausting
+// memory in the recursive algorithms that walk them.
+const MaxDepth = 1000
+
+// SyntaxError is a JSON document that cannot be decoded. Offset is the byte
+// offset of the problem in the input.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("value: invalid JSON at offset %d: %s", e.Offset, e.Msg)
+}
+
+// Decode parses one JSON document into map[string]any, []any, string, int64
+// (integers that fit), float64 (every other number), bool or nil. Objects
+// with a repeated key and documents nested deeper than MaxDepth are errors.
+func Decode(data []byte) (any, error) {
+	d := decoder{data: data}
+	d.skipSpace()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.errorf("unexpected %s after the document", quoteByte(d.data[d.pos]))
+	}
+	return v, nil
+}
+
+// DecodeObject is Decode for a document that must be a JSON object.
+func DecodeObject(data []byte) (map[string]any, error) {
+	v, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &SyntaxError{Offset: 0, Msg: fmt.Sprintf("expected an object, got %s", TypeName(v))}
+	}
+	return m, nil
+}
+
+type kv struct {
+	k string
+	v any
+}
+
+type decoder struct {
+	data  []byte
+	pos   int
+	pairs []kv  // scratch stack of object members being decoded
+	elems []any // scratch stack of array elements being decoded
+	keys  map[string]string
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// quoteByte names an input byte in an error message: 'x' for ASCII, byte
+// 0xff otherwise (a byte of a multi-byte character is not a character).
+func quoteByte(c byte) string {
+	if c < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value(depth int) (any, error) {
+	if d.pos >= len(d.data) {
+		return nil, d.errorf("unexpected end of input")
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		if depth >= MaxDepth {
+			return nil, d.errorf("document nested deeper than %d levels", MaxDepth)
+		}
+		return d.object(depth + 1)
+	case '[':
+		if depth >= MaxDepth {
+			return nil, d.errorf("document nested deeper than %d levels", MaxDepth)
+		}
+		return d.array(depth + 1)
+	case '"':
+		return d.str(false)
+	case 't':
+		return d.literal("true", true)
+	case 'f':
+		return d.literal("false", false)
+	case 'n':
+		return d.literal("null", nil)
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return d.number()
+		}
+		return nil, d.errorf("unexpected %s", quoteByte(c))
+	}
+}
+
+func (d *decoder) literal(word string, v any) (any, error) {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return nil, d.errorf("invalid literal, expected %s", word)
+	}
+	d.pos += len(word)
+	return v, nil
+}
+
+// smallObject is how many members an object may have before decode checks
+// for duplicate keys with a map instead of a linear scan, which would make
+// an object of n members cost n² comparisons.
+const smallObject = 16
+
+func (d *decoder) object(depth int) (any, error) {
+	d.pos++ // {
+	base := len(d.pairs)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return map[string]any{}, nil
+	}
+	var m map[string]any // the members, once there are more than smallObject
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.errorf("expected a string key")
+		}
+		start := d.pos
+		ks, err := d.str(true)
+		if err != nil {
+			return nil, err
+		}
+		k := ks.(string)
+		dup := false
+		if m != nil {
+			_, dup = m[k]
+		} else {
+			for i := base; i < len(d.pairs); i++ {
+				if d.pairs[i].k == k {
+					dup = true
+					break
+				}
+			}
+		}
+		if dup {
+			d.pos = start
+			return nil, d.errorf("duplicate key %q", k)
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.errorf("expected ':' after object key")
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			m[k] = v
+		} else {
+			d.pairs = append(d.pairs, kv{k, v})
+			if len(d.pairs)-base > smallObject {
+				m = d.popPairs(base, 2*smallObject)
+			}
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.errorf("unexpected end of input in object")
+		}
+		if d.data[d.pos] == ',' {
+			d.pos++
+			continue
+		}
+		if d.data[d.pos] == '}' {
+			d.pos++
+			break
+		}
+		return nil, d.errorf("expected ',' or '}' in object")
+	}
+	if m == nil {
+		m = d.popPairs(base, 0)
+	}
+	return m, nil
+}
+
+// popPairs moves the members from base up into a new map.
+func (d *decoder) popPairs(base, size int) map[string]any {
+	m := make(map[string]any, max(size, len(d.pairs)-base))
+	for _, p := range d.pairs[base:] {
+		m[p.k] = p.v
+	}
+	clear(d.pairs[base:])
+	d.pairs = d.pairs[:base]
+	return m
+}
+
+func (d *decoder) array(depth int) (any, error) {
+	d.pos++ // [
+	base := len(d.elems)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return []any{}, nil
+	}
+	for {
+		d.skipSpace()
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		d.elems = append(d.elems, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.errorf("unexpected end of input in array")
+		}
+		if d.data[d.pos] == ',' {
+			d.pos++
+			continue
+		}
+		if d.data[d.pos] == ']' {
+			d.pos++
+			break
+		}
+		return nil, d.errorf("expected ',' or ']' in array")
+	}
+	l := make([]any, len(d.elems)-base)
+	copy(l, d.elems[base:])
+	clear(d.elems[base:])
+	d.elems = d.elems[:base]
+	return l, nil
+}
+
+// str decodes a string starting at the opening quote. Keys are interned so
+// that the many repetitions of "name" or "image" in a document share memory.
+func (d *decoder) str(key bool) (any, error) {
+	d.pos++ // "
+	start := d.pos
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			b := d.data[start:d.pos]
+			d.pos++
+			if key {
+				if s, ok := d.keys[string(b)]; ok {
+					return s, nil
+				}
+				s := string(b)
+				if d.keys == nil {
+					d.keys = make(map[string]string, 32)
+				}
+				d.keys[s] = s
+				return s, nil
+			}
+			return string(b), nil
+		case c == '\\':
+			return d.strSlow(start)
+		case c < 0x20:
+			return nil, d.errorf("control character in string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return d.strSlow(start)
+			}
+			d.pos += size
+		default:
+			d.pos++
+		}
+	}
+	return nil, d.errorf("unterminated string")
+}
+
+// strSlow decodes a string with escapes or invalid UTF-8 (replaced by
+// U+FFFD, as encoding/json does).
+func (d *decoder) strSlow(start int) (any, error) {
+	buf := make([]byte, 0, d.pos-start+16)
+	buf = append(buf, d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return string(buf), nil
+		case c == '\\':
+			d.pos++
+			if d.pos >= len(d.data) {
+				return nil, d.errorf("unterminated string")
+			}
+			e := d.data[d.pos]
+			d.pos++
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return nil, d.errorf("invalid \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := utf8.RuneError
+					if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+						save := d.pos
+						d.pos += 2
+						lo, ok := d.hex4()
+						if ok {
+							r2 = utf16.DecodeRune(r, lo)
+						}
+						if r2 == utf8.RuneError {
+							d.pos = save
+						}
+					}
+					r = r2
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				d.pos--
+				return nil, d.errorf("invalid escape \\%c", e)
+			}
+		case c < 0x20:
+			return nil, d.errorf("control character in string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			d.pos += size
+			buf = utf8.AppendRune(buf, r)
+		default:
+			buf = append(buf, c)
+			d.pos++
+		}
+	}
+	return nil, d.errorf("unterminated string")
+}
+
+func (d *decoder) hex4() (rune, bool) {
+	if len(d.data)-d.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	d.pos += 4
+	return r, true
+}
+
+func (d *decoder) number() (any, error) {
+	start := d.pos
+	isFloat := false
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos >= len(d.data) {
+		return nil, d.errorf("invalid number")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '0':
+		d.pos++
+	case c >= '1' && c <= '9':
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+		}
+	default:
+		return nil, d.errorf("invalid number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		isFloat = true
+		d.pos++
+		digits := d.pos
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+		}
+		if d.pos == digits {
+			return nil, d.errorf("invalid number: no digits after '.'")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		isFloat = true
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		digits := d.pos
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+		}
+		if d.pos == digits {
+			return nil, d.errorf("invalid number: no digits in exponent")
+		}
+	}
+	lit := d.data[start:d.pos]
+	if !isFloat {
+		if n, ok := parseInt(lit); ok {
+			return n, nil
+		}
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil || math.IsInf(f, 0) {
+		d.pos = start
+		return nil, d.errorf("number %s out of range", lit)
+	}
+	return f, nil
+}
+
+// parseInt parses a JSON integer literal into an int64 without allocating;
+// ok is false when it does not fit.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	if len(b) > 19 { // 19 digits cannot overflow a uint64
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
