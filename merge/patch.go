@@ -574,6 +574,9 @@ func removeDirectives(v any, dropNulls bool) (c any, keep bool) {
 		if x == nil {
 			return x, true
 		}
+		if !dropNulls && isReplaceList(x) {
+			return x, true // a list konverge merged by full keys
+		}
 		if !needsCleaning(x, dropNulls) {
 			return x, true
 		}
@@ -611,6 +614,9 @@ func needsCleaning(v any, dropNulls bool) bool {
 			}
 		}
 	case []any:
+		if !dropNulls && isReplaceList(x) {
+			return false
+		}
 		for _, el := range x {
 			if m, ok := el.(map[string]any); ok {
 				if _, ok := m[directiveMarker]; ok {

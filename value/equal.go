@@ -1,6 +1,7 @@
 package value
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -8,15 +9,28 @@ import (
 )
 
 // Equal reports whether a and b are the same JSON value. Numbers compare by
-// value whatever their Go type (int64(1) equals float64(1)); objects compare
-// key by key; lists element by element in order. A nil []any or nil
-// map[string]any is JSON null, as Encode writes it, and equals nil. A
-// map[string]string or []string equals the object or list of the same
-// strings.
+// value whatever their Go type (int64(1) equals float64(1)), each as the
+// number it settles on through Encode and Decode, so that
+// Equal(v, Decode(Encode(v))) holds for every number v: -0.0 equals 0,
+// float32(0.1) equals 0.1 (both are written 0.1), a uint64 beyond int64
+// equals the nearest float64, and an integral float64 beyond 2⁵³ equals the
+// int64 of the digits Encode writes for it, not its exact value (float64
+// 20000000000000128 is written 20000000000000130). Objects compare key by
+// key; lists element by element in order. A nil []any or nil map[string]any
+// is JSON null, as Encode writes it, and equals nil. A map[string]string or
+// []string equals the object or list of the same strings.
 func Equal(a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return isNull(b)
+	case int64:
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return x == y // distinct floats encode differently, except ±0
+		}
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
@@ -129,74 +143,87 @@ func isNull(v any) bool {
 	return false
 }
 
-// num is a number in a canonical form that == compares by value: integers
-// that fit in an int64 (including integral floats) are int, integers in
-// [2⁶³, 2⁶⁴) are uint, and all other numbers are float.
+// num is a number in the form Decode reads back from its encoding: an
+// int64 (isInt) or a float64, so that == compares numbers as Equal does.
 type num struct {
-	kind  numKind
+	isInt bool
 	int   int64
-	uint  uint64
 	float float64
 }
 
-type numKind uint8
-
-const (
-	intNum numKind = iota
-	uintNum
-	floatNum
-)
-
-// number returns v in canonical form; ok is false when v is not a number.
+// number returns v as the number Decode would read back from Encode(v),
+// with integral floats that Encode writes as an integer literal that fits
+// in an int64 (0, 80, but not 1e21) made int64 too; ok is false when v is
+// not a number.
 func number(v any) (n num, ok bool) {
 	switch x := v.(type) {
 	case int64:
-		return num{kind: intNum, int: x}, true
-	case int:
-		return num{kind: intNum, int: int64(x)}, true
-	case int32:
-		return num{kind: intNum, int: int64(x)}, true
-	case uint64:
-		if x > math.MaxInt64 {
-			return num{kind: uintNum, uint: x}, true
-		}
-		return num{kind: intNum, int: int64(x)}, true
+		return num{isInt: true, int: x}, true
 	case float64:
 		return floatNumber(x), true
+	case int:
+		return num{isInt: true, int: int64(x)}, true
+	case int32:
+		return num{isInt: true, int: int64(x)}, true
+	case uint64:
+		if x > math.MaxInt64 {
+			// Decode reads the digits as the nearest float64.
+			return floatNumber(float64(x)), true
+		}
+		return num{isInt: true, int: int64(x)}, true
 	case float32:
-		return floatNumber(float64(x)), true
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return num{float: f}, true
+		}
+		// Encode writes the shortest decimal that identifies the float32;
+		// Decode reads that as a float64 (or an int64).
+		var buf [32]byte
+		lit, _ := appendFloat(buf[:0], f, 32, nil)
+		return literalNumber(lit)
 	case json.Number:
 		if x == "" { // Encode writes it as 0, like encoding/json
-			return num{kind: intNum}, true
+			return num{isInt: true}, true
 		}
 		if !isValidNumber(string(x)) {
 			return num{}, false
 		}
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return num{kind: intNum, int: i}, true
-		}
-		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
-			return num{kind: uintNum, uint: u}, true
-		}
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
-			return num{}, false
-		}
-		return floatNumber(f), true
+		return literalNumber([]byte(x))
 	}
 	return num{}, false
 }
 
-func floatNumber(f float64) num {
-	if f == math.Trunc(f) {
-		switch {
-		case f >= -(1<<63) && f < 1<<63:
-			return num{kind: intNum, int: int64(f)}
-		case f >= 1<<63 && f < 1<<64:
-			return num{kind: uintNum, uint: uint64(f)}
+// literalNumber is the number Decode reads from the JSON number literal lit.
+func literalNumber(lit []byte) (num, bool) {
+	if bytes.IndexAny(lit, ".eE") < 0 {
+		if i, ok := parseInt(lit); ok {
+			return num{isInt: true, int: i}, true
 		}
 	}
-	return num{kind: floatNum, float: f}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return num{}, false // out of range: Decode rejects it
+	}
+	return floatNumber(f), true
+}
+
+// floatNumber is f as Decode reads back its encoding. Encode writes a float
+// whose magnitude is below 1e21 with no exponent, so an integral one comes
+// back as the int64 of its digits when they fit. Up to 2⁵³ those digits are
+// f exactly; above, they are the shortest decimal that identifies f
+// (20000000000000130 for the float64 20000000000000128).
+func floatNumber(f float64) num {
+	if f != math.Trunc(f) || math.Abs(f) >= 1e21 { // also NaN and ±Inf
+		return num{float: f}
+	}
+	if math.Abs(f) <= 1<<53 {
+		return num{isInt: true, int: int64(f)}
+	}
+	var buf [32]byte
+	if i, ok := parseInt(strconv.AppendFloat(buf[:0], f, 'f', -1, 64)); ok {
+		return num{isInt: true, int: i}
+	}
+	return num{float: f}
 }
 
 // IsNumber reports whether v is a number of any of the Go types Equal
@@ -206,19 +233,19 @@ func IsNumber(v any) bool {
 	return ok
 }
 
-// IsInteger reports whether v is a number with an integral value that fits
-// in an int64 or a uint64.
+// IsInteger reports whether v is a number with an integral value that
+// Decode reads back from Encode(v) as an int64.
 func IsInteger(v any) bool {
 	n, ok := number(v)
-	return ok && n.kind != floatNum
+	return ok && n.isInt
 }
 
 // Key returns a comparable form of the scalar v for use as a Go map key,
-// such that Key(a) == Key(b) exactly when Equal(a, b): integral numbers that
-// fit become int64, larger integral numbers up to 2⁶⁴ uint64, other numbers
-// float64; strings and booleans are themselves, and null (nil, or a nil
-// []any or map[string]any) is nil. Objects and lists are not comparable and
-// give ok=false.
+// with Key(a) == Key(b) exactly when Equal(a, b): numbers become the int64
+// or float64 that Decode reads back from their encoding (so int64(80),
+// float64(80) and json.Number("80") all become int64(80)); strings and
+// booleans are themselves, and null (nil, or a nil []any or map[string]any)
+// is nil. Objects and lists are not comparable and give ok=false.
 func Key(v any) (k any, ok bool) {
 	switch x := v.(type) {
 	case string, bool, nil:
@@ -230,11 +257,8 @@ func Key(v any) (k any, ok bool) {
 		return nil, true
 	}
 	if n, ok := number(v); ok {
-		switch n.kind {
-		case intNum:
+		if n.isInt {
 			return n.int, true
-		case uintNum:
-			return n.uint, true
 		}
 		return n.float, true
 	}
