@@ -231,10 +231,22 @@ func (d *differ) diffLists(original, modified, other []any, t *schema.Type, o di
 		add, _ = normalizeSliceOrder(add, modified, "", elemScalar)
 	}
 	if o.setElementOrder && ((!o.ignoreDeletions && len(del) > 0) ||
-		(!o.ignoreChangesAndAdditions && !value.Equal(original, modified))) {
+		(!o.ignoreChangesAndAdditions && !value.Equal(sortedScalars(original), modified))) {
 		order = modified
 	}
 	return add, del, order, nil
+}
+
+// sortedScalars returns a sorted copy of a list of scalars. kubectl sorts
+// the original list in place before it decides whether the order changed,
+// so it compares the config's list with the sorted original: a live list
+// that holds the config's values in another order gets no
+// $setElementOrder when the config's are sorted, and gets one when they
+// are not, even if live's order is the config's.
+func sortedScalars(l []any) []any {
+	s := slices.Clone(l)
+	sortScalarsByString(s)
+	return s
 }
 
 // diffListsOfMaps matches the elements of two lists by merge key and

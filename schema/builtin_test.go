@@ -123,6 +123,7 @@ func TestBuiltinPositions(t *testing.T) {
 		{"pod conditions", pod, "status.conditions", "list/map key=type keys=[type] of struct"},
 		{"pod podIPs", pod, "status.podIPs", "list/map key=ip keys=[ip] of struct"},
 		{"service ports", service, "spec.ports", "list/map key=port keys=[port protocol] of struct"},
+		{"service port protocol", service, "spec.ports[].protocol", "scalar/string default=TCP"},
 		{"service targetPort", service, "spec.ports[].targetPort", "scalar/int-or-string"},
 		{"service selector", service, "spec.selector", "map of scalar/string"},
 		{"configmap data", configMap, "data", "map of scalar/string"},

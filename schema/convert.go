@@ -56,16 +56,6 @@ func (a *additional) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, a.Schema)
 }
 
-// UnmarshalJSON reads one entry of x-kubernetes-group-version-kind.
-func (g *GVK) UnmarshalJSON(data []byte) error {
-	var v struct{ Group, Version, Kind string }
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*g = GVK(v)
-	return nil
-}
-
 // hasDefault reports whether n gives a default.
 func (n *node) hasDefault() bool {
 	if n.hasValue {
@@ -144,9 +134,9 @@ const maxDepth = 512
 // converter turns nodes into Types.
 //
 // Definitions (named schemas reached through $ref) become one canonical Type
-// each, created in two steps so that recursive definitions terminate: define
-// allocates the Type with its Kind and, for a Struct, its Fields map, and
-// queues it; run fills the queued Types. A position that references a
+// each, created in two steps so that recursive definitions terminate:
+// definition allocates the Type with its Kind and, for a Struct, its Fields
+// map, and queues it; run fills the queued Types. A position that references a
 // definition and adds something of its own (a patch strategy, a default)
 // gets a wrapper Type that shares the definition's Fields map; wrappers are
 // filled last, once every definition is complete.
@@ -202,14 +192,23 @@ func definitionSource(name string) string {
 	return fmt.Sprintf("openapi definition %q", name)
 }
 
-// ref resolves a $ref to the canonical Type of its definition.
-func (c *converter) ref(ref, path string) (*Type, error) {
-	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
-	if !ok {
-		name, ok = strings.CutPrefix(ref, "#/definitions/")
+// refName returns the definition a $ref names.
+func refName(ref string) (string, error) {
+	if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+		return name, nil
 	}
-	if !ok {
-		return nil, c.errorf(path, "unsupported reference %q", ref)
+	if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok {
+		return name, nil
+	}
+	return "", fmt.Errorf("unsupported reference %q", ref)
+}
+
+// ref resolves the $ref of the position at path to the canonical Type of
+// its definition.
+func (c *converter) ref(ref, path string) (*Type, error) {
+	name, err := refName(ref)
+	if err != nil {
+		return nil, &Error{Source: c.source, Path: path, Err: err}
 	}
 	t, err := c.definition(name)
 	if err != nil {
@@ -219,7 +218,7 @@ func (c *converter) ref(ref, path string) (*Type, error) {
 }
 
 // definition returns the canonical Type of the named definition, queueing it
-// to be filled if it is new.
+// to be filled if it is new. Its errors carry no position: callers add it.
 func (c *converter) definition(name string) (*Type, error) {
 	if t, ok := c.defTypes[name]; ok {
 		return t, nil
@@ -228,12 +227,18 @@ func (c *converter) definition(name string) (*Type, error) {
 	if !ok || n == nil {
 		return nil, fmt.Errorf("no definition %q", name)
 	}
-	if target := aliasOf(n); target != "" {
+	if ref := aliasOf(n); ref != "" {
+		// A definition that is only a reference is the definition it
+		// references.
 		if c.aliasing[name] {
 			return nil, fmt.Errorf("definition %q refers to itself", name)
 		}
+		target, err := refName(ref)
+		if err != nil {
+			return nil, fmt.Errorf("definition %q: %w", name, err)
+		}
 		c.aliasing[name] = true
-		t, err := c.ref(target, "")
+		t, err := c.definition(target)
 		delete(c.aliasing, name)
 		if err != nil {
 			return nil, err

@@ -55,10 +55,8 @@ type CRDVersion struct {
 // UntypedType for the objects to get that behaviour, and these Types where
 // konverge should merge lists by key.
 func FromCRD(crd map[string]any) ([]CRDVersion, error) {
-	var meta map[string]any
 	name := ""
-	if m, ok := crd["metadata"].(map[string]any); ok {
-		meta = m
+	if meta, ok := crd["metadata"].(map[string]any); ok {
 		name, _ = meta["name"].(string)
 	}
 	source := fmt.Sprintf("customresourcedefinition %q", name)

@@ -198,7 +198,10 @@ func TestFromCRDErrors(t *testing.T) {
 		{"bad type", func(c map[string]any) { prop(c, "tags")["type"] = int64(5) }, root + ".properties.spec.properties.tags.type", "expected a string, got a number"},
 		{"bad properties", func(c map[string]any) { prop(c, "known")["properties"] = []any{} }, root + ".properties.spec.properties.known.properties", "expected an object, got an array"},
 		{"map without keys", func(c map[string]any) { delete(prop(c, "ports"), "x-kubernetes-list-map-keys") }, root + ".properties.spec.properties.ports", "x-kubernetes-list-type map needs x-kubernetes-list-map-keys"},
-		{"map of scalars", func(c map[string]any) { prop(c, "tags")["x-kubernetes-list-type"] = "map"; prop(c, "tags")["x-kubernetes-list-map-keys"] = []any{"a"} }, root + ".properties.spec.properties.tags", "x-kubernetes-list-type map needs object items, not scalar"},
+		{"map of scalars", func(c map[string]any) {
+			prop(c, "tags")["x-kubernetes-list-type"] = "map"
+			prop(c, "tags")["x-kubernetes-list-map-keys"] = []any{"a"}
+		}, root + ".properties.spec.properties.tags", "x-kubernetes-list-type map needs object items, not scalar"},
 		{"unknown list type", func(c map[string]any) { prop(c, "tags")["x-kubernetes-list-type"] = "bag" }, root + ".properties.spec.properties.tags", `unknown x-kubernetes-list-type "bag"`},
 		{"unknown map type", func(c map[string]any) { prop(c, "labels")["x-kubernetes-map-type"] = "weird" }, root + ".properties.spec.properties.labels", `unknown x-kubernetes-map-type "weird"`},
 		{"ref", func(c map[string]any) { prop(c, "labels")["$ref"] = "#/definitions/x" }, root + ".properties.spec.properties.labels", "$ref is not allowed"},

@@ -34,14 +34,16 @@
 // its openAPIV3Schema: x-kubernetes-list-type map, set and atomic,
 // x-kubernetes-list-map-keys, x-kubernetes-map-type, and the patch
 // strategy extensions where a schema has them. Add the versions to a
-// Registry (a Clone of Builtin, say) to look them up by kind.
+// Registry (the one Builtin returns, say) to look them up by kind.
 //
 // # Real clusters
 //
 // ParseOpenAPIV3Documents reads the documents a kube-apiserver serves under
 // /openapi/v3, one per group version, into one Registry; fetching them is
-// the caller's job. A Registry can be saved and loaded with MarshalBinary
-// and UnmarshalBinary.
+// the caller's job. Custom resources appear there too, without patch
+// strategies, so all their lists are atomic: what kubectl's client-side
+// apply does with them. A Registry can be saved and loaded with
+// MarshalBinary and UnmarshalBinary.
 //
 // # Unknown kinds
 //

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"unsafe"
 )
 
 // The binary form of a Registry, written by MarshalBinary:
@@ -59,7 +58,7 @@ func (r *Registry) MarshalBinary() ([]byte, error) {
 	e := &encoder{
 		strIndex:  make(map[string]int),
 		typeIndex: make(map[*Type]int),
-		setIndex:  make(map[unsafe.Pointer]int),
+		setIndex:  make(map[uintptr]int),
 	}
 	kinds := r.Kinds()
 	for _, gvk := range kinds {
@@ -69,7 +68,7 @@ func (r *Registry) MarshalBinary() ([]byte, error) {
 	for i := 0; i < len(e.types); i++ {
 		t := e.types[i]
 		if len(t.Fields) > 0 {
-			p := reflect.ValueOf(t.Fields).UnsafePointer()
+			p := reflect.ValueOf(t.Fields).Pointer()
 			if _, ok := e.setIndex[p]; !ok {
 				e.setIndex[p] = len(e.sets)
 				e.sets = append(e.sets, t.Fields)
@@ -124,7 +123,7 @@ func (r *Registry) MarshalBinary() ([]byte, error) {
 			body = e.appendString(body, t.Name)
 		}
 		if len(t.Fields) > 0 {
-			body = binary.AppendUvarint(body, uint64(e.setIndex[reflect.ValueOf(t.Fields).UnsafePointer()]))
+			body = binary.AppendUvarint(body, uint64(e.setIndex[reflect.ValueOf(t.Fields).Pointer()]))
 		}
 		if t.Elem != nil {
 			body = e.appendRef(body, t.Elem)
@@ -170,7 +169,7 @@ type encoder struct {
 	types     []*Type
 	typeIndex map[*Type]int
 	sets      []map[string]*Type
-	setIndex  map[unsafe.Pointer]int
+	setIndex  map[uintptr]int
 }
 
 // ref numbers t if it is new.

@@ -29,7 +29,10 @@ type document struct {
 //     x-kubernetes-list-type says, as for strategicpatch;
 //   - retainKeys and replace apply to the position that carries them;
 //   - x-kubernetes-list-map-keys become the Keys of a MergeByKey list;
-//   - x-kubernetes-map-type is not read (strategicpatch ignores it).
+//   - x-kubernetes-map-type is not read (strategicpatch ignores it);
+//   - a property's default becomes the Default of its position, including
+//     the zero values that kube-openapi writes for fields without omitempty
+//     (a container's name defaults to "", a port's containerPort to 0).
 //
 // Descriptions and validations are dropped. Definitions shared by several
 // kinds (PodSpec) become one Type whose Fields map is shared by every

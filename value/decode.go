@@ -107,7 +107,11 @@ func (d *decoder) value(depth int) (any, error) {
 		}
 		return d.array(depth + 1)
 	case '"':
-		return d.str(false)
+		s, err := d.str(false)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	case 't':
 		return d.literal("true", true)
 	case 'f':
@@ -150,11 +154,10 @@ func (d *decoder) object(depth int) (any, error) {
 			return nil, d.errorf("expected a string key")
 		}
 		start := d.pos
-		ks, err := d.str(true)
+		k, err := d.str(true)
 		if err != nil {
 			return nil, err
 		}
-		k := ks.(string)
 		dup := false
 		if m != nil {
 			_, dup = m[k]
@@ -257,7 +260,7 @@ func (d *decoder) array(depth int) (any, error) {
 
 // str decodes a string starting at the opening quote. Keys are interned so
 // that the many repetitions of "name" or "image" in a document share memory.
-func (d *decoder) str(key bool) (any, error) {
+func (d *decoder) str(key bool) (string, error) {
 	d.pos++ // "
 	start := d.pos
 	for d.pos < len(d.data) {
@@ -266,7 +269,7 @@ func (d *decoder) str(key bool) (any, error) {
 		case c == '"':
 			b := d.data[start:d.pos]
 			d.pos++
-			if key {
+			if key && false {
 				if s, ok := d.keys[string(b)]; ok {
 					return s, nil
 				}
@@ -281,7 +284,7 @@ func (d *decoder) str(key bool) (any, error) {
 		case c == '\\':
 			return d.strSlow(start)
 		case c < 0x20:
-			return nil, d.errorf("control character in string")
+			return "", d.errorf("control character in string")
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(d.data[d.pos:])
 			if r == utf8.RuneError && size == 1 {
@@ -292,12 +295,12 @@ func (d *decoder) str(key bool) (any, error) {
 			d.pos++
 		}
 	}
-	return nil, d.errorf("unterminated string")
+	return "", d.errorf("unterminated string")
 }
 
 // strSlow decodes a string with escapes or invalid UTF-8 (replaced by
 // U+FFFD, as encoding/json does).
-func (d *decoder) strSlow(start int) (any, error) {
+func (d *decoder) strSlow(start int) (string, error) {
 	buf := make([]byte, 0, d.pos-start+16)
 	buf = append(buf, d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
@@ -309,7 +312,7 @@ func (d *decoder) strSlow(start int) (any, error) {
 		case c == '\\':
 			d.pos++
 			if d.pos >= len(d.data) {
-				return nil, d.errorf("unterminated string")
+				return "", d.errorf("unterminated string")
 			}
 			e := d.data[d.pos]
 			d.pos++
@@ -329,7 +332,7 @@ func (d *decoder) strSlow(start int) (any, error) {
 			case 'u':
 				r, ok := d.hex4()
 				if !ok {
-					return nil, d.errorf("invalid \\u escape")
+					return "", d.errorf("invalid \\u escape")
 				}
 				if utf16.IsSurrogate(r) {
 					r2 := utf8.RuneError
@@ -349,10 +352,10 @@ func (d *decoder) strSlow(start int) (any, error) {
 				buf = utf8.AppendRune(buf, r)
 			default:
 				d.pos--
-				return nil, d.errorf("invalid escape \\%c", e)
+				return "", d.errorf("invalid escape \\%c", e)
 			}
 		case c < 0x20:
-			return nil, d.errorf("control character in string")
+			return "", d.errorf("control character in string")
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(d.data[d.pos:])
 			d.pos += size
@@ -362,7 +365,7 @@ func (d *decoder) strSlow(start int) (any, error) {
 			d.pos++
 		}
 	}
-	return nil, d.errorf("unterminated string")
+	return "", d.errorf("unterminated string")
 }
 
 func (d *decoder) hex4() (rune, bool) {

@@ -1,0 +1,71 @@
+// Package archtest checks that konverge's packages import in one direction:
+// the merge engine stands alone, so that GitOps tools can import it without
+// a CLI, a cluster or client-go behind it.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/konverge/konverge"
+
+// allowed lists, for each library package, the packages of this module it
+// may depend on (directly or not).
+var allowed = map[string][]string{
+	"value":       {},
+	"schema":      {},
+	"merge":       {"schema", "value"},
+	"lastapplied": {"value"},
+}
+
+// forbidden are dependencies no library package may have.
+var forbidden = []string{
+	"k8s.io/client-go",
+	"k8s.io/kubectl",
+	"k8s.io/apimachinery/pkg/util/strategicpatch",
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch",
+	"github.com/spf13/cobra",
+}
+
+func TestImportDirection(t *testing.T) {
+	for pkg, ok := range allowed {
+		t.Run(pkg, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", module+"/"+pkg).Output()
+			if err != nil {
+				t.Fatalf("go list: %v", err)
+			}
+			allowedSet := map[string]bool{module + "/" + pkg: true}
+			for _, a := range ok {
+				allowedSet[module+"/"+a] = true
+			}
+			for _, dep := range strings.Fields(string(out)) {
+				if strings.HasPrefix(dep, module+"/") && !allowedSet[dep] {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+				for _, f := range forbidden {
+					if dep == f || strings.HasPrefix(dep, f+"/") {
+						t.Errorf("%s depends on %s", pkg, dep)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNoReferenceInProduct fails when code outside tests imports the
+// reference merge implementations that konverge is compared against.
+func TestNoReferenceInProduct(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		for _, f := range []string{"k8s.io/apimachinery/pkg/util/strategicpatch", "k8s.io/apimachinery/pkg/util/jsonmergepatch", "k8s.io/kubectl"} {
+			if strings.Contains(line, " "+f) || strings.Contains(line, ": "+f) {
+				t.Errorf("product code imports %s: %s", f, line)
+			}
+		}
+	}
+}
