@@ -64,7 +64,6 @@ type decoder struct {
 	pos   int
 	pairs []kv  // scratch stack of object members being decoded
 	elems []any // scratch stack of array elements being decoded
-	keys  map[string]string
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -107,7 +106,7 @@ func (d *decoder) value(depth int) (any, error) {
 		}
 		return d.array(depth + 1)
 	case '"':
-		s, err := d.str(false)
+		s, err := d.str()
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +153,7 @@ func (d *decoder) object(depth int) (any, error) {
 			return nil, d.errorf("expected a string key")
 		}
 		start := d.pos
-		k, err := d.str(true)
+		k, err := d.str()
 		if err != nil {
 			return nil, err
 		}
@@ -258,9 +257,12 @@ func (d *decoder) array(depth int) (any, error) {
 	return l, nil
 }
 
-// str decodes a string starting at the opening quote. Keys are interned so
-// that the many repetitions of "name" or "image" in a document share memory.
-func (d *decoder) str(key bool) (string, error) {
+// str decodes a string starting at the opening quote.
+//
+// Keys are not interned: sharing the memory of repeated keys ("name",
+// "image") cost a Deployment 36% more time and 29% more allocated bytes to
+// save about 1 KB of the 39 KB it keeps (BenchmarkDecode).
+func (d *decoder) str() (string, error) {
 	d.pos++ // "
 	start := d.pos
 	for d.pos < len(d.data) {
@@ -269,17 +271,6 @@ func (d *decoder) str(key bool) (string, error) {
 		case c == '"':
 			b := d.data[start:d.pos]
 			d.pos++
-			if key && false {
-				if s, ok := d.keys[string(b)]; ok {
-					return s, nil
-				}
-				s := string(b)
-				if d.keys == nil {
-					d.keys = make(map[string]string, 32)
-				}
-				d.keys[s] = s
-				return s, nil
-			}
 			return string(b), nil
 		case c == '\\':
 			return d.strSlow(start)
