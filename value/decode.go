@@ -27,6 +27,9 @@ func (e *SyntaxError) Error() string {
 // Decode parses one JSON document into map[string]any, []any, string, int64
 // (integers that fit), float64 (every other number), bool or nil. Objects
 // with a repeated key and documents nested deeper than MaxDepth are errors.
+//
+// Decoded strings share one copy of the document's text (one allocation
+// instead of one per string), so any string kept keeps that copy alive.
 func Decode(data []byte) (any, error) {
 	d := decoder{data: data}
 	d.skipSpace()
@@ -60,7 +63,12 @@ type kv struct {
 }
 
 type decoder struct {
-	data  []byte
+	data []byte
+	// src is data as one string, made on the first string decoded: strings
+	// without escapes are slices of it, so a document costs one string
+	// allocation instead of one per string. Decoded strings keep the whole
+	// document's text alive.
+	src   string
 	pos   int
 	pairs []kv  // scratch stack of object members being decoded
 	elems []any // scratch stack of array elements being decoded
@@ -269,9 +277,12 @@ func (d *decoder) str() (string, error) {
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
-			b := d.data[start:d.pos]
+			if d.src == "" {
+				d.src = string(d.data)
+			}
+			str := d.src[start:d.pos]
 			d.pos++
-			return string(b), nil
+			return str, nil
 		case c == '\\':
 			return d.strSlow(start)
 		case c < 0x20:
