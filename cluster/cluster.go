@@ -1,0 +1,139 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/konverge/konverge/schema"
+)
+
+// Object is a Kubernetes object as JSON values.
+type Object = map[string]any
+
+// List is the result of a list call.
+type List struct {
+	Items []Object
+	// ResourceVersion is the version of the collection, from which a Watch
+	// can start.
+	ResourceVersion string
+}
+
+// Reader reads objects.
+type Reader interface {
+	// Get returns the object, or a NotFound *StatusError. Cluster-scoped
+	// kinds take namespace "".
+	Get(ctx context.Context, gvk schema.GVK, namespace, name string) (Object, error)
+	// List returns the objects of a kind, in one namespace (InNamespace) or
+	// all, matching label and field selectors, ordered by namespace and
+	// name.
+	List(ctx context.Context, gvk schema.GVK, opts ...ListOption) (*List, error)
+	// Watch reports changes to objects of a kind after the given resource
+	// version (or from now) until ctx ends or Stop is called.
+	Watch(ctx context.Context, gvk schema.GVK, opts ...ListOption) (Watcher, error)
+}
+
+// Writer changes objects. Every call returns the object as stored (or as it
+// would be stored, with DryRunAll).
+type Writer interface {
+	// Create stores a new object. The API server fills in uid,
+	// creationTimestamp, resourceVersion, generation and defaults, and
+	// validates.
+	Create(ctx context.Context, obj Object, opts ...CreateOption) (Object, error)
+	// Update replaces an object. A resourceVersion in obj must be current,
+	// or the call fails with a Conflict; status is kept as it is.
+	Update(ctx context.Context, obj Object, opts ...UpdateOption) (Object, error)
+	// UpdateStatus replaces the status of an object and nothing else.
+	UpdateStatus(ctx context.Context, obj Object, opts ...UpdateOption) (Object, error)
+	// Patch changes an object with a patch of type pt.
+	Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt PatchType, patch []byte, opts ...PatchOption) (Object, error)
+	// Delete deletes an object, its dependents by PropagationPolicy
+	// (background by default). An object with finalizers is only marked
+	// for deletion (deletionTimestamp) until they are removed.
+	Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...DeleteOption) error
+}
+
+// Interface is a Kubernetes API.
+type Interface interface {
+	Reader
+	Writer
+	// Mapper returns the kinds the API serves.
+	Mapper() Mapper
+}
+
+// PatchType is the media type of a patch.
+type PatchType string
+
+// The patch types of the Kubernetes API.
+const (
+	JSONPatchType           PatchType = "application/json-patch+json"
+	MergePatchType          PatchType = "application/merge-patch+json"
+	StrategicMergePatchType PatchType = "application/strategic-merge-patch+json"
+	ApplyPatchType          PatchType = "application/apply-patch+yaml"
+)
+
+// EventType says what happened to an object.
+type EventType string
+
+// The event types of a watch.
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+)
+
+// Event is one change seen by a Watcher.
+type Event struct {
+	Type   EventType
+	Object Object
+}
+
+// Watcher delivers events until it is stopped or its context ends; then
+// the channel is closed.
+type Watcher interface {
+	ResultChan() <-chan Event
+	Stop()
+}
+
+// Resource is a kind as an API serves it.
+type Resource struct {
+	GVK schema.GVK
+	// Plural is the resource name in URLs ("deployments").
+	Plural string
+	// Singular is the lowercase singular name ("deployment").
+	Singular string
+	// ShortNames are kubectl's abbreviations ("deploy").
+	ShortNames []string
+	// Namespaced is false for cluster-scoped kinds (Namespace, Node,
+	// CustomResourceDefinition, ...).
+	Namespaced bool
+	// Status reports a status subresource: writes to the main resource
+	// leave status alone.
+	Status bool
+	// Strategic reports whether the API accepts strategic merge patches
+	// for the kind: built-in kinds do, custom resources do not.
+	Strategic bool
+}
+
+// GroupResource returns "deployments.apps", or "pods" for the core group:
+// how API errors name a resource.
+func (r Resource) GroupResource() string {
+	if r.GVK.Group == "" {
+		return r.Plural
+	}
+	return r.Plural + "." + r.GVK.Group
+}
+
+// Mapper tells which kinds an API serves and how.
+type Mapper interface {
+	// ResourceFor returns how a kind is served, or a NotFound
+	// *StatusError ("no matches for kind").
+	ResourceFor(gvk schema.GVK) (Resource, error)
+	// Find resolves a name as kubectl users type it: a plural, singular or
+	// short name, or a kind, optionally qualified by group or version
+	// ("deploy", "deployments.apps", "Deployment", "deployments.v1.apps").
+	Find(name string) (Resource, error)
+	// Schema returns the merge schema of a kind; nil means none (JSON
+	// merge patch semantics).
+	Schema(gvk schema.GVK) *schema.Type
+	// Resources lists every served kind, preferred versions first.
+	Resources() []Resource
+}

@@ -1,0 +1,190 @@
+package cluster
+
+// CreateOptions tune Create.
+type CreateOptions struct {
+	DryRun       bool
+	FieldManager string
+}
+
+// UpdateOptions tune Update and UpdateStatus.
+type UpdateOptions struct {
+	DryRun       bool
+	FieldManager string
+}
+
+// PatchOptions tune Patch.
+type PatchOptions struct {
+	DryRun       bool
+	FieldManager string
+	// Force takes over fields other managers own (server-side apply).
+	Force bool
+}
+
+// Propagation is how a deletion treats the object's dependents.
+type Propagation string
+
+// The propagation policies of the Kubernetes API.
+const (
+	// Background deletes the object now and its dependents after.
+	Background Propagation = "Background"
+	// Foreground deletes the dependents first; the object is marked for
+	// deletion until they are gone.
+	Foreground Propagation = "Foreground"
+	// Orphan deletes the object and leaves its dependents without owner.
+	Orphan Propagation = "Orphan"
+)
+
+// DeleteOptions tune Delete.
+type DeleteOptions struct {
+	DryRun            bool
+	PropagationPolicy Propagation
+	// Precondition UID and ResourceVersion, when set, must match.
+	UID             string
+	ResourceVersion string
+	// GracePeriodSeconds overrides the object's grace period (pods).
+	GracePeriodSeconds *int64
+}
+
+// ListOptions tune List and Watch.
+type ListOptions struct {
+	// Namespace restricts to one namespace; "" means all.
+	Namespace string
+	// LabelSelector and FieldSelector use kubectl's syntax
+	// ("app=web,tier in (a,b)", "metadata.name=x").
+	LabelSelector string
+	FieldSelector string
+	// ResourceVersion is where a Watch starts; "" means now.
+	ResourceVersion string
+}
+
+// CreateOption is an option of Create.
+type CreateOption interface{ ApplyToCreate(*CreateOptions) }
+
+// UpdateOption is an option of Update and UpdateStatus.
+type UpdateOption interface{ ApplyToUpdate(*UpdateOptions) }
+
+// PatchOption is an option of Patch.
+type PatchOption interface{ ApplyToPatch(*PatchOptions) }
+
+// DeleteOption is an option of Delete.
+type DeleteOption interface{ ApplyToDelete(*DeleteOptions) }
+
+// ListOption is an option of List and Watch.
+type ListOption interface{ ApplyToList(*ListOptions) }
+
+// DryRunAll makes a write validate and return its result without storing
+// anything (kubectl's --dry-run=server).
+var DryRunAll = dryRunAll{}
+
+type dryRunAll struct{}
+
+func (dryRunAll) ApplyToCreate(o *CreateOptions) { o.DryRun = true }
+func (dryRunAll) ApplyToUpdate(o *UpdateOptions) { o.DryRun = true }
+func (dryRunAll) ApplyToPatch(o *PatchOptions)   { o.DryRun = true }
+func (dryRunAll) ApplyToDelete(o *DeleteOptions) { o.DryRun = true }
+
+// FieldOwner names the manager of the fields a write sets.
+type FieldOwner string
+
+func (f FieldOwner) ApplyToCreate(o *CreateOptions) { o.FieldManager = string(f) }
+func (f FieldOwner) ApplyToUpdate(o *UpdateOptions) { o.FieldManager = string(f) }
+func (f FieldOwner) ApplyToPatch(o *PatchOptions)   { o.FieldManager = string(f) }
+
+// ForceOwnership makes a server-side apply take over conflicting fields.
+var ForceOwnership = forceOwnership{}
+
+type forceOwnership struct{}
+
+func (forceOwnership) ApplyToPatch(o *PatchOptions) { o.Force = true }
+
+// ApplyToDelete sets the propagation policy.
+func (p Propagation) ApplyToDelete(o *DeleteOptions) { o.PropagationPolicy = p }
+
+// Preconditions must hold for a Delete to happen.
+type Preconditions struct {
+	UID             string
+	ResourceVersion string
+}
+
+// ApplyToDelete sets the preconditions.
+func (p Preconditions) ApplyToDelete(o *DeleteOptions) {
+	o.UID, o.ResourceVersion = p.UID, p.ResourceVersion
+}
+
+// GracePeriod overrides the grace period of a deletion.
+type GracePeriod int64
+
+// ApplyToDelete sets the grace period.
+func (g GracePeriod) ApplyToDelete(o *DeleteOptions) {
+	s := int64(g)
+	o.GracePeriodSeconds = &s
+}
+
+// InNamespace restricts a List or Watch to one namespace.
+type InNamespace string
+
+// ApplyToList sets the namespace.
+func (n InNamespace) ApplyToList(o *ListOptions) { o.Namespace = string(n) }
+
+// MatchingLabels selects objects by a label selector in kubectl's syntax.
+type MatchingLabels string
+
+// ApplyToList sets the label selector.
+func (s MatchingLabels) ApplyToList(o *ListOptions) { o.LabelSelector = string(s) }
+
+// MatchingFields selects objects by a field selector in kubectl's syntax.
+type MatchingFields string
+
+// ApplyToList sets the field selector.
+func (s MatchingFields) ApplyToList(o *ListOptions) { o.FieldSelector = string(s) }
+
+// FromResourceVersion starts a Watch after a resource version.
+type FromResourceVersion string
+
+// ApplyToList sets the resource version.
+func (v FromResourceVersion) ApplyToList(o *ListOptions) { o.ResourceVersion = string(v) }
+
+// Collect folds options into their struct; implementations call these.
+func CollectCreate(opts []CreateOption) CreateOptions {
+	var o CreateOptions
+	for _, x := range opts {
+		x.ApplyToCreate(&o)
+	}
+	return o
+}
+
+// CollectUpdate folds update options.
+func CollectUpdate(opts []UpdateOption) UpdateOptions {
+	var o UpdateOptions
+	for _, x := range opts {
+		x.ApplyToUpdate(&o)
+	}
+	return o
+}
+
+// CollectPatch folds patch options.
+func CollectPatch(opts []PatchOption) PatchOptions {
+	var o PatchOptions
+	for _, x := range opts {
+		x.ApplyToPatch(&o)
+	}
+	return o
+}
+
+// CollectDelete folds delete options.
+func CollectDelete(opts []DeleteOption) DeleteOptions {
+	var o DeleteOptions
+	for _, x := range opts {
+		x.ApplyToDelete(&o)
+	}
+	return o
+}
+
+// CollectList folds list options.
+func CollectList(opts []ListOption) ListOptions {
+	var o ListOptions
+	for _, x := range opts {
+		x.ApplyToList(&o)
+	}
+	return o
+}
