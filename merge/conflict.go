@@ -11,23 +11,82 @@ import (
 // detectConflicts fails when the patch changes a field that live changed
 // since lastApplied, with kubectl's notion of "changes" (kubectl apply
 // --overwrite=false), and names every such field.
-func detectConflicts(lastApplied, live, patch map[string]any, t *schema.Type) error {
+//
+// Without conflicts it returns the patch that kubectl sends then: kubectl
+// deduplicates and sorts, in place in its patch, every atomic list of
+// scalars that it compares with live's change (a list both changed, to
+// lists of one length that hold the same values), so a config that
+// reorders args that someone else reordered too gets them sorted. The
+// patch is copied where it changes.
+func detectConflicts(lastApplied, live, patch map[string]any, t *schema.Type) (map[string]any, error) {
 	d := &differ{}
 	changed, err := d.diffMaps(lastApplied, live, nil, t, diffOptions{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := conflictFinder{}
 	c.values(patch, changed, t, false, nil)
 	if len(c.paths) == 0 {
-		return nil
+		for _, r := range c.sorted {
+			patch = replaceAt(patch, r.path, r.list).(map[string]any)
+		}
+		return patch, nil
 	}
 	slices.SortFunc(c.paths, func(a, b value.Path) int { return cmp.Compare(a.String(), b.String()) })
-	return &ConflictError{Paths: c.paths}
+	return nil, &ConflictError{Paths: c.paths}
 }
 
 type conflictFinder struct {
 	paths []value.Path
+	// sorted are the patch's lists kubectl sorts while it compares them.
+	sorted []sortedList
+}
+
+type sortedList struct {
+	path value.Path
+	list []any
+}
+
+// replaceAt returns v with the value at path replaced by x, copying the
+// objects and lists on the way. Key steps find the first element with the
+// key, as the conflict check matched it.
+func replaceAt(v any, path value.Path, x any) any {
+	if len(path) == 0 {
+		return x
+	}
+	el := path[0]
+	switch cur := v.(type) {
+	case map[string]any:
+		if el.Kind != value.FieldKind {
+			return v
+		}
+		out := make(map[string]any, len(cur))
+		for k, e := range cur {
+			out[k] = e
+		}
+		out[el.Field] = replaceAt(cur[el.Field], path[1:], x)
+		return out
+	case []any:
+		i := -1
+		switch el.Kind {
+		case value.IndexKind:
+			i = el.Index
+		case value.KeyKind:
+			if len(el.Keys) == 1 {
+				i = slices.IndexFunc(cur, func(e any) bool {
+					m, ok := e.(map[string]any)
+					return ok && keyString(m[el.Keys[0].Name]) == keyString(el.Keys[0].Value)
+				})
+			}
+		}
+		if i < 0 || i >= len(cur) {
+			return v
+		}
+		out := slices.Clone(cur)
+		out[i] = replaceAt(cur[i], path[1:], x)
+		return out
+	}
+	return v
 }
 
 func (c *conflictFinder) add(p value.Path) {
@@ -131,9 +190,17 @@ func (c *conflictFinder) lists(l, r []any, t *schema.Type, path value.Path) {
 		return
 	}
 	if kind == elemScalar {
-		l = deduplicateScalars(slices.Clone(l))
+		// kubectl deduplicates and sorts the patch's list in place: the
+		// slice it holds keeps its length, with the leftovers of the
+		// deduplication after the sorted values.
+		arr := slices.Clone(l)
+		dl := deduplicateScalars(arr)
+		sortScalarsByString(dl)
+		if !value.Equal(arr, l) {
+			c.sorted = append(c.sorted, sortedList{path: append(value.Path(nil), path...), list: arr})
+		}
+		l = dl
 		r = deduplicateScalars(slices.Clone(r))
-		sortScalarsByString(l)
 		sortScalarsByString(r)
 		if len(l) != len(r) {
 			c.add(path)

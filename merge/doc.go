@@ -32,8 +32,10 @@
 // One deliberate difference: where elements of a list share the patch
 // merge key but differ in the list's other key fields (a port over TCP and
 // UDP), kubectl collapses them into one. konverge merges such lists by all
-// their key fields and sends the whole list with {"$patch": "replace"},
-// which an API server applies as it is.
+// their key fields and sends the whole list with {"$patch": "replace"}.
+// An API server applies that list as it is, except that it moves elements
+// sharing a merge key next to the first of them; konverge orders the list
+// so already, and sends nothing when live already holds it.
 //
 // # Other patch types
 //

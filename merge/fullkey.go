@@ -1,6 +1,9 @@
 package merge
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -16,7 +19,8 @@ import (
 // into one and loses data. konverge instead merges such a list by all its
 // keys, three-way as everywhere else, and sends the resulting list whole
 // with the {"$patch": "replace"} directive, which a real API server applies
-// as it is.
+// as it is, except that it moves elements sharing a merge key next to the
+// first of them (groupByMergeKey); konverge orders the list so already.
 
 // needsFullKeys reports whether any of the lists has two elements sharing a
 // merge key value, in a list whose elements have more key fields.
@@ -174,34 +178,118 @@ func fullKeyPatch(last, config, live []any, t *schema.Type) ([]any, error) {
 		serverOnly = append(serverOnly, v)
 		serverOnlyKeys = append(serverOnlyKeys, k)
 	}
-	// Interleave as kubectl does for merged lists: a live-only element goes
-	// before the first config element that it preceded in live.
-	result := make([]any, 0, len(fromConfig)+len(serverOnly))
-	i, j := 0, 0
-	for i < len(serverOnly) || j < len(fromConfig) {
-		switch {
-		case i >= len(serverOnly):
-			result = append(result, fromConfig[j])
-			j++
-		case j >= len(fromConfig):
-			result = append(result, serverOnly[i])
-			i++
-		default:
-			li, lok := liveK.pos[serverOnlyKeys[i]]
-			ri, rok := liveK.pos[fromConfigKeys[j]]
-			if lok && rok && li < ri {
-				result = append(result, serverOnly[i])
-				i++
-			} else {
-				result = append(result, fromConfig[j])
-				j++
-			}
-		}
+	// The order. An API server groups the elements of a replaced list that
+	// share a merge key where the first of them is (see groupByMergeKey),
+	// so konverge orders the list that way itself, which makes the order a
+	// fixed point and a second apply a no-op: the config's elements in its
+	// order, grouped; a live-only element that shares a merge key with one
+	// of them right after that group; the other live-only elements
+	// interleaved as kubectl does for merged lists, each before the first
+	// config element that it preceded in live.
+	perm := groupPermutation(fromConfig, t.MergeKey)
+	groupEnd := make(map[any]int, len(perm))
+	for j, p := range perm {
+		groupEnd[itemID(fromConfig[p], t.MergeKey, elemMap)] = j
 	}
-	if value.Equal(result, live) {
+	attached := make(map[int][]any)
+	var loose []any
+	var looseKeys []string
+	for i, v := range serverOnly {
+		if j, ok := groupEnd[itemID(v, t.MergeKey, elemMap)]; ok {
+			attached[j] = append(attached[j], v)
+			continue
+		}
+		loose = append(loose, v)
+		looseKeys = append(looseKeys, serverOnlyKeys[i])
+	}
+	result := make([]any, 0, len(fromConfig)+len(serverOnly))
+	i := 0
+	for j, p := range perm {
+		ri, rok := liveK.pos[fromConfigKeys[p]]
+		for ; rok && i < len(loose); i++ {
+			if li, lok := liveK.pos[looseKeys[i]]; !lok || li >= ri {
+				break
+			}
+			result = append(result, loose[i])
+		}
+		result = append(result, fromConfig[p])
+		result = append(result, attached[j]...)
+	}
+	result = append(result, loose[i:]...)
+	result = groupByMergeKey(result, t.MergeKey)
+	if value.Equal(result, live) || inConfigOrder(live, liveK, result, confK, t) {
 		return nil, nil
 	}
 	patch := make([]any, 0, len(result)+1)
 	patch = append(patch, map[string]any{directiveMarker: replaceDirective})
 	return append(patch, result...), nil
+}
+
+// inConfigOrder reports whether live holds the elements of result, each
+// once, with the config's elements in the config's order: what an earlier
+// apply that added the list whole (without a replace directive) left, and
+// as good as result.
+func inConfigOrder(live []any, liveK *keyedList, result []any, confK *keyedList, t *schema.Type) bool {
+	if len(live) != len(result) || len(liveK.pos) != len(live) {
+		return false
+	}
+	rk := make(map[string]any, len(result))
+	for _, v := range result {
+		k, _, err := fullKey(v, t, 0)
+		if err != nil {
+			return false
+		}
+		rk[k] = v
+	}
+	last := -1
+	for i, v := range live {
+		k := liveK.keys[i]
+		if !value.Equal(rk[k], v) {
+			return false
+		}
+		if j, ok := confK.pos[k]; ok {
+			if j < last {
+				return false
+			}
+			last = j
+		}
+	}
+	return true
+}
+
+// groupByMergeKey orders a list as an API server stores it after a
+// replace directive: it sorts the list stably by the position of the first
+// element with the same merge key, so elements sharing a merge key end up
+// together where the first of them was ([53/TCP, 80, 53/UDP] becomes
+// [53/TCP, 53/UDP, 80]).
+func groupByMergeKey(l []any, mergeKey string) []any {
+	perm := groupPermutation(l, mergeKey)
+	if slices.IsSorted(perm) {
+		return l
+	}
+	out := make([]any, len(l))
+	for i, p := range perm {
+		out[i] = l[p]
+	}
+	return out
+}
+
+// groupPermutation returns the indexes of l in the order groupByMergeKey
+// puts its elements.
+func groupPermutation(l []any, mergeKey string) []int {
+	first := make(map[any]int, len(l))
+	pos := make([]int, len(l))
+	perm := make([]int, len(l))
+	for i, v := range l {
+		perm[i] = i
+		id := itemID(v, mergeKey, elemMap)
+		if j, ok := first[id]; ok {
+			pos[i] = j
+			continue
+		}
+		first[id] = i
+		pos[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool { return pos[perm[a]] < pos[perm[b]] })
+	return perm
 }

@@ -80,7 +80,10 @@ func keepNulls(m map[string]any, nulls bool) map[string]any {
 	return out
 }
 
-// mergePatches merges the changes patch into the deletions patch.
+// mergePatches merges the changes patch into the deletions patch as
+// evanphx/json-patch's MergePatch does: a change that does not merge into
+// an object of the deletions loses its null fields, also those of objects
+// in lists (args: [{"a": null}] becomes [{}]).
 func mergePatches(deletions, changes map[string]any) map[string]any {
 	out := make(map[string]any, len(deletions)+len(changes))
 	for k, v := range deletions {
@@ -89,11 +92,14 @@ func mergePatches(deletions, changes map[string]any) map[string]any {
 	for k, cv := range changes {
 		dm, dok := out[k].(map[string]any)
 		cm, cok := cv.(map[string]any)
-		if dok && cok {
+		switch {
+		case dok && cok:
 			out[k] = mergePatches(dm, cm)
-			continue
+		case dok:
+			out[k] = cv
+		default:
+			out[k] = pruneNulls(cv)
 		}
-		out[k] = cv
 	}
 	return out
 }

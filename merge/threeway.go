@@ -68,7 +68,7 @@ func threeWayMaps(lastApplied, config, live map[string]any, t *schema.Type, opts
 		}
 	}
 	if opts.DetectConflicts {
-		if err := detectConflicts(lastApplied, live, patch, t); err != nil {
+		if patch, err = detectConflicts(lastApplied, live, patch, t); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,397 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/value"
+)
+
+// maxPatchRetry is how many times a patch that fails with a Conflict is
+// computed again and resent, kubectl's maxPatchRetry.
+const maxPatchRetry = 5
+
+// Batcher is a cluster that runs many calls in one transaction, committed
+// when fn returns nil and rolled back otherwise: cluster/local's Store.
+type Batcher interface {
+	Batch(ctx context.Context, fn func(c cluster.Interface) error) error
+}
+
+// Applier applies sets of objects to a cluster, as kubectl apply does.
+type Applier struct {
+	c    cluster.Interface
+	opts Options
+}
+
+// New returns an Applier that applies to c.
+func New(c cluster.Interface, opts Options) *Applier {
+	return &Applier{c: c, opts: opts}
+}
+
+// errRollback ends a batch whose writes were a server dry run.
+var errRollback = errors.New("apply: rolled back")
+
+// Apply applies objs and returns what happened to each object, in the
+// order they were applied (Namespaces, then CustomResourceDefinitions,
+// then the rest in input order), followed by the pruned objects.
+//
+// Nothing is written unless every object passes: an input problem, a
+// schema violation, a duplicate, or a refusal by the server (each write is
+// first tried as a server dry run) fails the apply with Errors, one per
+// object and cause. On a cluster that is a Batcher the whole apply is one
+// transaction, which commits only if everything succeeded; elsewhere a
+// write that fails after every dry run passed leaves the writes before it,
+// and Apply returns the results so far with the error.
+func (a *Applier) Apply(ctx context.Context, objs []manifest.Object) ([]Result, error) {
+	if err := a.opts.check(); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	r := &run{opts: a.opts}
+	if b, ok := a.c.(Batcher); ok && a.opts.DryRun != DryRunClient {
+		// The writes of a batch are the dry run: they are undone unless
+		// all succeed. A server dry run is real writes rolled back, so that
+		// objects see the namespaces and CRDs the input creates.
+		r.batched = true
+		r.rollback = a.opts.DryRun == DryRunServer
+		err := b.Batch(ctx, func(c cluster.Interface) error {
+			if err := r.do(ctx, c, objs, writeReal); err != nil {
+				return err
+			}
+			if r.rollback {
+				return errRollback
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errRollback) {
+			return nil, err
+		}
+		return r.results, nil
+	}
+	mode := writeReal
+	switch a.opts.DryRun {
+	case DryRunClient:
+		mode = writeNone
+	case DryRunServer:
+		mode = writeDryRun
+	}
+	if err := r.do(ctx, a.c, objs, mode); err != nil {
+		return r.results, err
+	}
+	return r.results, nil
+}
+
+// writeMode is how a run sends writes.
+type writeMode uint8
+
+const (
+	writeReal   writeMode = iota // for real (in a batch: undone on failure)
+	writeDryRun                  // as server dry runs
+	writeNone                    // not at all (client dry run)
+)
+
+// run is one apply.
+type run struct {
+	opts Options
+	// batched: the run is one transaction, undone unless it all succeeds.
+	batched bool
+	// rollback marks a server dry run made of real writes in a batch that
+	// is rolled back: results are adjusted to look like dry-run ones.
+	rollback bool
+
+	items   []*item
+	set     *prune.ApplySet
+	visited *prune.Visited
+	results []Result
+}
+
+// do applies the objects through c.
+func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Object, mode writeMode) error {
+	m := c.Mapper()
+	if r.opts.ApplySet != "" {
+		set, err := r.newApplySet(ctx, c)
+		if err != nil {
+			return err
+		}
+		r.set = set
+	}
+	var errs errorList
+	items, err := prepare(objs, m, r.opts, r.set, &errs)
+	if err != nil {
+		return err
+	}
+	if mode == writeNone && len(errs.errs) > 0 {
+		return errs.err()
+	}
+	r.items = items
+	r.visited = prune.NewVisited()
+	if r.opts.EnforceNamespace {
+		r.visited.Namespaces[r.opts.namespace()] = true
+	}
+	if r.set != nil {
+		if err := r.set.FetchParent(ctx, c, m); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		for _, it := range items {
+			r.set.AddMember(it.res, it.ref.Namespace)
+		}
+	}
+	if mode == writeReal && !r.batched {
+		// Every write is tried as a dry run first; the objects that
+		// failed locally are left out, and their errors join the others.
+		r.validateOnServer(ctx, c, &errs)
+		if err := errs.err(); err != nil {
+			return err
+		}
+	}
+	if r.set != nil && mode != writeNone {
+		if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+	}
+
+	// In a batch (or a server dry run), objects that failed locally are
+	// left out, and the others are still tried so that their problems are
+	// reported too; nothing is committed.
+	var plans []plan
+	if r.batched {
+		// In one transaction nothing else writes and no object of the
+		// input is another one, so every object can be read first and
+		// the patches computed on all CPUs before the writes.
+		lives := make([]map[string]any, len(items))
+		readErrs := make([]error, len(items))
+		for i, it := range items {
+			lives[i], readErrs[i] = get(ctx, c, it)
+		}
+		plans = r.plans(items, lives)
+		for i, err := range readErrs {
+			if err != nil {
+				plans[i].err = err
+			}
+		}
+	}
+	for i, it := range items {
+		if it.res.Namespaced {
+			r.visited.Namespaces[it.ref.Namespace] = true
+		}
+		var res Result
+		var err error
+		if plans != nil {
+			res, err = r.execute(ctx, c, plans[i], mode)
+		} else {
+			res, err = r.applyOne(ctx, c, it, mode)
+		}
+		if err != nil {
+			errs.add(it, err)
+			continue
+		}
+		if uid := objref.UID(res.Object); uid != "" {
+			r.visited.UIDs[uid] = true
+		}
+		if it.isCRD() && mode == writeReal && (res.Action == Created || res.Action == Configured) {
+			if err := waitEstablished(ctx, c, it.ref.Name, r.opts.crdTimeout()); err != nil {
+				errs.add(it, err)
+			}
+		}
+		r.results = append(r.results, res)
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	if r.opts.Prune {
+		if err := r.prune(ctx, c, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newApplySet resolves the ApplySet parent and checks it.
+func (r *run) newApplySet(ctx context.Context, c cluster.Interface) (*prune.ApplySet, error) {
+	parent, err := prune.ParseParent(r.opts.ApplySet, c.Mapper())
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	// As kubectl: the namespace comes from the flag only, not from a
+	// default.
+	if parent.Resource.Namespaced && r.opts.EnforceNamespace {
+		parent.Namespace = r.opts.namespace()
+	}
+	tooling := prune.DefaultTooling()
+	if r.opts.ToolingVersion != "" {
+		tooling.Version = r.opts.ToolingVersion
+	}
+	set := prune.NewApplySet(parent, tooling)
+	if err := set.Validate(ctx, c); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	return set, nil
+}
+
+// validateOnServer sends every write as a server dry run first, so that
+// the server's defaulting and validation errors of all objects come out
+// before anything is written. Objects in a namespace the input creates, and
+// custom resources whose CRD the input creates, cannot be tried that way
+// and were checked only locally.
+func (r *run) validateOnServer(ctx context.Context, c cluster.Interface, errs *errorList) {
+	newNamespaces := map[string]bool{}
+	for _, it := range r.items {
+		if it.crd != nil || newNamespaces[it.ref.Namespace] {
+			continue
+		}
+		res, err := r.applyOne(ctx, c, it, writeDryRun)
+		if err != nil {
+			errs.add(it, err)
+			continue
+		}
+		if it.isNamespace() && res.Action == Created {
+			newNamespaces[it.ref.Name] = true
+		}
+	}
+}
+
+// options of the writes of a mode.
+func (r *run) createOptions(mode writeMode) []cluster.CreateOption {
+	opts := []cluster.CreateOption{cluster.FieldOwner(r.opts.fieldManager())}
+	if mode == writeDryRun {
+		opts = append(opts, cluster.DryRunAll)
+	}
+	return opts
+}
+
+func (r *run) patchOptions(mode writeMode) []cluster.PatchOption {
+	opts := []cluster.PatchOption{cluster.FieldOwner(r.opts.fieldManager())}
+	if mode == writeDryRun {
+		opts = append(opts, cluster.DryRunAll)
+	}
+	if r.opts.ServerSide && r.opts.ForceConflicts {
+		opts = append(opts, cluster.ForceOwnership)
+	}
+	return opts
+}
+
+const conflictHelp = `Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the ` + "`--force-conflicts`" + ` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`
+
+// replace deletes the object and creates it anew (kubectl apply --force),
+// restoring the old one if the new one is refused.
+func (r *run) replace(ctx context.Context, c cluster.Interface, it *item, live, modified map[string]any) (map[string]any, error) {
+	gvk, ns, name := it.ref.GVK, it.ref.Namespace, it.ref.Name
+	if err := c.Delete(ctx, gvk, ns, name, cluster.Background); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(r.opts.ForceTimeout)
+	for {
+		_, err := c.Get(ctx, gvk, ns, name)
+		if cluster.IsNotFound(err) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("timed out waiting for %s to be deleted", it.ref)
+		}
+		if err := sleep(ctx, min(time.Second, time.Until(deadline))); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.Create(ctx, withoutNulls(modified), r.createOptions(writeReal)...)
+	if err == nil {
+		return out, nil
+	}
+	old := value.DeepCopyObject(live)
+	md := objref.Metadata(old)
+	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "generation", "managedFields"} {
+		delete(md, f)
+	}
+	if restored, rerr := c.Create(ctx, old, r.createOptions(writeReal)...); rerr != nil {
+		return nil, fmt.Errorf("An error occurred force-replacing the existing object with the newly provided one:\n\n%v.\n\nAdditionally, an error occurred attempting to restore the original object:\n\n%v", err, rerr)
+	} else {
+		return restored, err
+	}
+}
+
+// prune deletes what the input no longer holds, and with an ApplySet
+// records the set in its parent.
+func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) error {
+	var cands []prune.Candidate
+	var err error
+	if r.set != nil {
+		cands, err = r.set.FindPrunable(ctx, c, r.visited)
+	} else {
+		l := prune.Labels{Selector: r.opts.Selector, Allowlist: r.opts.PruneAllowlist}
+		if l.UsesDefaultAllowlist() && r.opts.Warn != nil {
+			r.opts.Warn(prune.DeprecationWarning)
+		}
+		cands, err = l.Find(ctx, c, c.Mapper(), r.visited)
+	}
+	if err != nil {
+		return fmt.Errorf("apply: prune: %w", err)
+	}
+	for _, cand := range cands {
+		if mode != writeNone {
+			if err := prune.Delete(ctx, c, cand, mode == writeDryRun); err != nil {
+				return fmt.Errorf("apply: pruning %s: %w", pruneName(cand), err)
+			}
+		}
+		r.results = append(r.results, Result{
+			Ref:    objref.Of(cand.Object),
+			Action: Pruned,
+			DryRun: r.opts.DryRun,
+			Object: cand.Object,
+			Live:   cand.Object,
+		})
+	}
+	if r.set != nil && mode != writeNone {
+		if err := r.set.AfterPrune(ctx, c, mode == writeDryRun); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+	}
+	return nil
+}
+
+// pruneName prints a candidate as kubectl's prune errors do:
+// "Deployment.apps default/web".
+func pruneName(c prune.Candidate) string {
+	var b strings.Builder
+	b.WriteString(c.Ref.Kind)
+	if c.Ref.Group != "" {
+		b.WriteString("." + c.Ref.Group)
+	}
+	b.WriteByte(' ')
+	if c.Ref.Namespace != "" {
+		b.WriteString(c.Ref.Namespace + "/")
+	}
+	b.WriteString(c.Ref.Name)
+	return b.String()
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,73 @@
+// Package apply applies a set of Kubernetes objects to a cluster exactly as
+// client-side kubectl apply does: each object is created with the
+// kubectl.kubernetes.io/last-applied-configuration annotation, or patched
+// with the three-way merge between that annotation, the object and the live
+// object (a strategic merge patch for built-in kinds, a JSON merge patch for
+// custom resources), and the results print kubectl's lines
+// ("deployment.apps/web configured"). It also prunes (package prune) and
+// simulates (DryRunClient, DryRunServer); package diff builds on it.
+//
+// It does not read files (package manifest does; Objects wraps objects built
+// in code), compute merges (package merge) or print (the CLI prints
+// Results).
+//
+//	results, err := apply.New(c, apply.Options{}).Apply(ctx, objs)
+//	for _, r := range results {
+//		fmt.Println(r) // deployment.apps/web created
+//	}
+//
+// # Validation before writing
+//
+// An apply writes all of its objects or none: every object is resolved
+// (an unknown kind is an error unless the input holds its
+// CustomResourceDefinition, against whose schema it is then checked),
+// namespaced (Options.Namespace for objects without one; with
+// EnforceNamespace another namespace is kubectl's error), checked against
+// its kind's schema (merge.Validate) and for duplicates (one kind,
+// namespace and name twice), and then tried on the server, where defaulting
+// and validation happen. If any object fails, nothing is written and Apply
+// returns Errors: one *ObjectError per object and cause, sorted by source,
+// each naming the source, the object and the field path, and never a
+// Secret's value.
+//
+// On a cluster that implements Batcher (cluster/local), the whole apply,
+// pruning included, runs in one transaction: the writes themselves are the
+// trial, committed only when every object succeeded. Elsewhere each write
+// is first sent as a server dry run, and then for real; objects in a
+// namespace the input creates, and custom resources whose CRD the input
+// creates, can only be checked locally there.
+//
+// # Order
+//
+// Namespaces first, then CustomResourceDefinitions (waiting until each is
+// Established and served), then everything else in input order.
+//
+// # Create or patch
+//
+// As kubectl's apply.go and patcher.go: an object that does not exist is
+// created with its annotation (nulls dropped); otherwise the patch is
+// merge.ThreeWay (kinds the API patches strategically) or
+// merge.ThreeWayJSONMerge (custom resources, unknown kinds), with
+// DetectConflicts for NoOverwrite. An empty patch is Unchanged and sends
+// nothing; otherwise the patch is sent and the object is Configured. A
+// Conflict makes the patch be computed again from a fresh read, up to five
+// times, pausing a second before the second and later tries. A live object
+// without the annotation gets kubectl's warning in Result.Warnings.
+//
+// # Dry runs
+//
+// DryRunClient reads and sends nothing else: results come from merge.Apply
+// locally. DryRunServer sends every write as a dry run, except on a Batcher,
+// where the writes are made and the transaction is rolled back: unlike
+// kubectl, objects then see the namespaces and CRDs their input creates.
+// Result lines carry kubectl's " (dry run)" and " (server dry run)".
+//
+// # Differences from kubectl
+//
+// Duplicates in one input are an error (kubectl applies both, the second
+// over the first). Cluster-scoped objects lose a metadata.namespace they
+// name. The API server's defaulting and validation errors of all objects
+// come before any write (kubectl writes up to the first bad object and goes
+// on). Server-side apply (Options.ServerSide) sends kubectl's apply patch
+// but does not migrate managed fields; the embedded cluster refuses it.
+package apply

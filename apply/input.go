@@ -1,0 +1,254 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/merge"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/selector"
+)
+
+// InputFile is the file name of the Source that Objects gives objects built
+// in code: "input#3" is the third.
+const InputFile = "input"
+
+// Objects turns objects built in code into the input of Apply, each with a
+// synthetic Source ("input#1", "input#2", ...) that errors name. The
+// objects are not copied; Apply does not modify them.
+func Objects(objs ...map[string]any) []manifest.Object {
+	out := make([]manifest.Object, len(objs))
+	for i, obj := range objs {
+		out[i] = manifest.Object{Obj: obj, Source: manifest.Source{File: InputFile, Doc: i + 1}}
+	}
+	return out
+}
+
+var (
+	namespaceGVK = schema.GVK{Version: "v1", Kind: "Namespace"}
+	crdGroup     = "apiextensions.k8s.io"
+)
+
+// item is one object of the input, resolved and ready to apply.
+type item struct {
+	src manifest.Source
+	ref objref.Ref
+	res cluster.Resource
+	// typ is the merge schema of the kind (nil: JSON merge semantics).
+	typ *schema.Type
+	// config is the object to apply: the input with its namespace
+	// settled and, with an ApplySet, the member label; shares values with
+	// the input, which is never modified.
+	config map[string]any
+	// crd is the CustomResourceDefinition of the input that defines the
+	// kind, when the API did not serve the kind before the apply.
+	crd *inputCRD
+}
+
+func (it *item) isSecret() bool    { return it.ref.Group == "" && it.ref.Kind == "Secret" }
+func (it *item) isNamespace() bool { return it.ref.Group == "" && it.ref.Kind == "Namespace" }
+func (it *item) isCRD() bool {
+	return it.ref.Group == crdGroup && it.ref.Kind == "CustomResourceDefinition"
+}
+
+// rank orders items: Namespaces, then CustomResourceDefinitions, then the
+// rest, each in input order.
+func (it *item) rank() int {
+	switch {
+	case it.isNamespace():
+		return 0
+	case it.isCRD():
+		return 1
+	}
+	return 2
+}
+
+// objectKey identifies an object across versions of its kind.
+type objectKey struct{ group, kind, namespace, name string }
+
+// prepare resolves, namespaces, labels, validates and orders the input.
+// It returns the objects without problems, in the order they are applied,
+// and the problems of the others in errs; err is a problem of the input as
+// a whole.
+func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.ApplySet, errs *errorList) ([]*item, error) {
+	var sel *selector.Labels
+	if opts.Selector != "" {
+		s, err := selector.ParseLabels(opts.Selector)
+		if err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
+		sel = &s
+	}
+	items := make([]*item, 0, len(objs))
+	for _, o := range objs {
+		if sel != nil && !sel.Matches(objref.Labels(o.Obj)) {
+			continue // kubectl apply -l applies only what matches
+		}
+		items = append(items, &item{src: o.Source, ref: objref.Of(o.Obj), config: o.Obj})
+	}
+	if len(items) == 0 {
+		return nil, errors.New("apply: no objects passed to apply")
+	}
+	crds, bad := collectCRDs(items, errs)
+
+	seen := make(map[objectKey]*item, len(items))
+	ok := items[:0:0]
+	for _, it := range items {
+		if bad[it] {
+			continue
+		}
+		if err := resolve(it, m, crds, opts, set); err != nil {
+			errs.add(it, err)
+			continue
+		}
+		k := objectKey{it.ref.Group, it.ref.Kind, it.ref.Namespace, it.ref.Name}
+		if first, dup := seen[k]; dup {
+			errs.add(it, fmt.Errorf("duplicate object: %s is also defined in %s", it.ref, first.src))
+			continue
+		}
+		seen[k] = it
+		ok = append(ok, it)
+	}
+	verrs := make([]error, len(ok))
+	parallel(len(ok), func(i int) { verrs[i] = validateItem(ok[i]) })
+	valid := ok[:0]
+	for i, it := range ok {
+		if verrs[i] != nil {
+			errs.add(it, verrs[i])
+			continue
+		}
+		valid = append(valid, it)
+	}
+	slices.SortStableFunc(valid, func(a, b *item) int { return a.rank() - b.rank() })
+	return valid, nil
+}
+
+// resolve finds the kind of an item and settles its namespace and labels.
+func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Options, set *prune.ApplySet) error {
+	md := objref.Metadata(it.config)
+	if it.ref.Kind == "" {
+		return errors.New("Object 'Kind' is missing")
+	}
+	if it.ref.Version == "" {
+		return errors.New("Object 'apiVersion' is missing")
+	}
+	if md == nil {
+		return errors.New("object has no metadata")
+	}
+	if it.ref.Name == "" {
+		if gen, _ := md["generateName"].(string); gen != "" {
+			return fmt.Errorf("from %s: cannot use generate name with apply", gen)
+		}
+		return errors.New("resource name may not be empty")
+	}
+
+	res, err := m.ResourceFor(it.ref.GVK)
+	switch {
+	case err == nil:
+		it.res, it.typ = res, m.Schema(it.ref.GVK)
+	case crds[it.ref.GVK] != nil:
+		crd := crds[it.ref.GVK]
+		it.crd = crd
+		it.res = cluster.Resource{
+			GVK:        crd.version.GVK,
+			Plural:     crd.version.Plural,
+			Singular:   crd.version.Singular,
+			ShortNames: crd.version.ShortNames,
+			Namespaced: crd.version.Scope != "Cluster",
+		}
+		it.typ = crd.version.Type
+	default:
+		return fmt.Errorf("resource mapping not found: %w; ensure CRDs are installed first", err)
+	}
+
+	ns := objref.Namespace(it.config)
+	switch {
+	case !it.res.Namespaced:
+		if _, ok := md["namespace"]; ok {
+			it.config = objref.WithMetadata(it.config, "namespace", nil)
+		}
+		ns = ""
+	case ns == "":
+		ns = opts.namespace()
+		it.config = objref.WithMetadata(it.config, "namespace", ns)
+	case opts.EnforceNamespace && ns != opts.namespace():
+		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, opts.namespace(), ns)
+	}
+	it.ref.Namespace = ns
+
+	if set != nil {
+		labelled, err := set.AddLabels(it.config)
+		if err != nil {
+			return err
+		}
+		it.config = labelled
+	}
+	return nil
+}
+
+// validateItem checks the config against its kind's schema.
+func validateItem(it *item) error {
+	if it.crd != nil {
+		return it.crd.validate(it.config, it.res.Namespaced)
+	}
+	if it.typ == nil {
+		return nil
+	}
+	return merge.Validate(it.config, it.typ)
+}
+
+// withoutNulls returns obj without the fields set to null, copying the maps
+// and lists on the way to them: what kubectl creates (it prunes nulls after
+// recording the last-applied annotation, which keeps them).
+func withoutNulls(obj map[string]any) map[string]any {
+	v, _ := dropNulls(obj)
+	return v.(map[string]any)
+}
+
+// dropNulls returns v without nulls in its maps, and whether it changed.
+func dropNulls(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if e == nil {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				delete(out, k)
+				continue
+			}
+			if ne, changed := dropNulls(e); changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = ne
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range x {
+			if ne, changed := dropNulls(e); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = ne
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	}
+	return v, false
+}

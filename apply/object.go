@@ -1,0 +1,246 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/lastapplied"
+	"github.com/konverge/konverge/merge"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/value"
+)
+
+// plan is what applying one object takes, computed from the live object
+// without talking to the cluster: the object to create, or the patch.
+type plan struct {
+	it   *item
+	live map[string]any // nil: create
+	// modified is the config with its last-applied annotation.
+	modified map[string]any
+	// create is the object to create (modified without nulls).
+	create map[string]any
+	// patch and its encoding; an empty patch means Unchanged.
+	patch map[string]any
+	pt    cluster.PatchType
+	data  []byte
+	err   error
+}
+
+// makePlan computes what applying it to live takes: kubectl's
+// applyOneObject up to the request, and patcher.go's patchSimple.
+func (r *run) makePlan(it *item, live map[string]any) plan {
+	p := plan{it: it, live: live}
+	if r.opts.ServerSide {
+		p.pt = cluster.ApplyPatchType
+		p.data, p.err = value.Encode(it.config)
+		return p
+	}
+	p.modified, p.err = lastapplied.Set(it.config)
+	if p.err != nil {
+		return p
+	}
+	if live == nil {
+		// kubectl drops nulls after recording the annotation, which keeps
+		// them, so that a create stores what an update would.
+		p.create = withoutNulls(p.modified)
+		return p
+	}
+	original, err := lastapplied.Get(live)
+	if err != nil {
+		p.err = fmt.Errorf("retrieving original configuration: %w", err)
+		return p
+	}
+	if it.res.Strategic {
+		p.pt = cluster.StrategicMergePatchType
+		p.patch, p.err = merge.ThreeWay(original, p.modified, live, it.typ, merge.Options{DetectConflicts: r.opts.NoOverwrite})
+	} else {
+		p.pt = cluster.MergePatchType
+		p.patch, p.err = merge.ThreeWayJSONMerge(original, p.modified, live)
+	}
+	if p.err == nil && len(p.patch) > 0 {
+		p.data, p.err = value.Encode(p.patch)
+	}
+	return p
+}
+
+// plans computes the plans of many objects on all CPUs.
+func (r *run) plans(items []*item, lives []map[string]any) []plan {
+	out := make([]plan, len(items))
+	parallel(len(items), func(i int) { out[i] = r.makePlan(items[i], lives[i]) })
+	return out
+}
+
+// parallel runs fn(0..n-1) on as many goroutines as there are CPUs.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/64+1)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min(n, (w+1)*chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// applyOne reads, plans and applies one object.
+func (r *run) applyOne(ctx context.Context, c cluster.Interface, it *item, mode writeMode) (Result, error) {
+	live, err := get(ctx, c, it)
+	if err != nil {
+		return Result{Ref: it.ref, Source: it.src, DryRun: r.opts.DryRun}, err
+	}
+	return r.execute(ctx, c, r.makePlan(it, live), mode)
+}
+
+// get returns the live object, nil when there is none (or its kind is not
+// served yet: its CRD comes with the input).
+func get(ctx context.Context, c cluster.Interface, it *item) (map[string]any, error) {
+	live, err := c.Get(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name)
+	if cluster.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("retrieving current configuration: %w", err)
+	}
+	return live, nil
+}
+
+// execute sends a plan: a create, a patch (computed again from a fresh
+// read when the server answers Conflict, up to maxPatchRetry times), or
+// nothing for an empty patch.
+func (r *run) execute(ctx context.Context, c cluster.Interface, p plan, mode writeMode) (Result, error) {
+	it := p.it
+	res := Result{Ref: it.ref, Source: it.src, DryRun: r.opts.DryRun, Live: p.live}
+	if p.err != nil {
+		return res, p.err
+	}
+	if r.opts.ServerSide {
+		return r.serverSide(ctx, c, p, mode, res)
+	}
+	if p.live == nil {
+		return r.create(ctx, c, p, mode, res)
+	}
+	if _, ok := objref.Annotations(p.live)[lastapplied.Annotation]; !ok {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: resource %s/%s is missing the %s annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.",
+			it.res.Plural, it.ref.Name, lastapplied.Annotation))
+	}
+	for attempt := 0; ; attempt++ {
+		if p.err != nil {
+			return res, p.err
+		}
+		res.Live = p.live
+		if len(p.patch) == 0 {
+			res.Action, res.Object = Unchanged, p.live
+			r.warnIfDeleting(&res)
+			return res, nil
+		}
+		res.Patch, res.PatchType = p.patch, p.pt
+		if mode == writeNone {
+			obj, err := applyLocally(p)
+			if err != nil {
+				return res, fmt.Errorf("applying patch locally: %w", err)
+			}
+			res.Action, res.Object = Configured, obj
+			r.warnIfDeleting(&res)
+			return res, nil
+		}
+		out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, p.pt, p.data, r.patchOptions(mode)...)
+		if cluster.IsConflict(err) && attempt < maxPatchRetry {
+			if attempt >= 1 {
+				if err := sleep(ctx, r.opts.retryBackoff()); err != nil {
+					return res, err
+				}
+			}
+			live, err := c.Get(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name)
+			if err != nil {
+				return res, err
+			}
+			p = r.makePlan(it, live)
+			continue
+		}
+		if err != nil && r.opts.Force && (cluster.IsConflict(err) || cluster.IsInvalid(err)) {
+			if mode == writeDryRun {
+				// The trial before the writes: the replacement cannot be
+				// tried, the writes will make it.
+				res.Action, res.Object = Configured, p.live
+				return res, nil
+			}
+			out, err = r.replace(ctx, c, it, p.live, p.modified)
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Action, res.Object = Configured, out
+		if r.rollback {
+			res.Object = objref.WithMetadata(out, "resourceVersion", objref.ResourceVersion(p.live))
+		}
+		r.warnIfDeleting(&res)
+		return res, nil
+	}
+}
+
+// create creates an object with its last-applied annotation.
+func (r *run) create(ctx context.Context, c cluster.Interface, p plan, mode writeMode, res Result) (Result, error) {
+	res.Action = Created
+	if mode == writeNone {
+		res.Object = p.create
+		return res, nil
+	}
+	out, err := c.Create(ctx, p.create, r.createOptions(mode)...)
+	if err != nil {
+		return res, err
+	}
+	if r.rollback {
+		out = objref.WithMetadata(out, "resourceVersion", nil)
+	}
+	res.Object = out
+	return res, nil
+}
+
+// applyLocally is what the server would make of live with the patch.
+func applyLocally(p plan) (map[string]any, error) {
+	if p.pt == cluster.StrategicMergePatchType {
+		return merge.Apply(p.live, p.patch, p.it.typ)
+	}
+	return merge.MergePatch(p.live, p.patch), nil
+}
+
+func (r *run) warnIfDeleting(res *Result) {
+	if dt, _ := objref.Metadata(res.Object)["deletionTimestamp"].(string); dt != "" {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: Detected changes to resource %s which is currently being deleted.", res.Ref.Name))
+	}
+}
+
+// serverSide sends the object as a server-side apply patch.
+func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode writeMode, res Result) (Result, error) {
+	it := p.it
+	out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.patchOptions(mode)...)
+	if err != nil {
+		var se *cluster.StatusError
+		if errors.As(err, &se) && se.Code == 415 {
+			return res, fmt.Errorf("Server-side apply not available on the server: (%w)", err)
+		}
+		if cluster.IsConflict(err) {
+			return res, fmt.Errorf("%w\n%s", err, conflictHelp)
+		}
+		return res, err
+	}
+	res.Action, res.Object = ServerSideApplied, out
+	r.warnIfDeleting(&res)
+	return res, nil
+}

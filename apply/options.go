@@ -1,0 +1,167 @@
+package apply
+
+import (
+	"errors"
+	"time"
+
+	"github.com/konverge/konverge/schema"
+)
+
+// FieldManagerClientSideApply is the field manager of client-side apply,
+// kubectl's default.
+const FieldManagerClientSideApply = "kubectl-client-side-apply"
+
+// FieldManagerServerSideApply is the field manager of server-side apply,
+// kubectl's default.
+const FieldManagerServerSideApply = "kubectl"
+
+// Options tune an Applier. The zero value applies client-side, as kubectl
+// apply does without flags, into namespace "default".
+type Options struct {
+	// Namespace is given to namespaced objects that name none; "" means
+	// "default".
+	Namespace string
+	// EnforceNamespace makes Namespace a requirement, as kubectl's
+	// -n/--namespace flag does: a namespaced object that names another
+	// namespace is an error, and a namespaced ApplySet parent lives in
+	// Namespace.
+	EnforceNamespace bool
+
+	// DryRun simulates the apply: DryRunClient computes results without
+	// writing, DryRunServer has the server validate and default every write
+	// without storing it.
+	DryRun DryRun
+	// FieldManager names the writer in the object's managed fields; ""
+	// means FieldManagerClientSideApply (FieldManagerServerSideApply with
+	// ServerSide).
+	FieldManager string
+	// NoOverwrite refuses to change fields that someone else changed since
+	// the last apply (kubectl apply --overwrite=false): the object fails
+	// with a *merge.ConflictError naming them. Custom resources, which get
+	// JSON merge patches, are not checked, as with kubectl.
+	NoOverwrite bool
+	// Force deletes and re-creates an object whose patch the server refuses
+	// as Invalid or keeps failing with a Conflict (kubectl apply --force).
+	Force bool
+	// ForceTimeout is how long Force waits for the deleted object to go;
+	// 0 means one look, as kubectl's default --timeout=0s.
+	ForceTimeout time.Duration
+
+	// ServerSide sends each object as a server-side apply patch
+	// (kubectl apply --server-side). The embedded cluster does not
+	// implement it yet and refuses it.
+	ServerSide bool
+	// ForceConflicts takes over fields other managers own, with ServerSide.
+	ForceConflicts bool
+
+	// Selector keeps only the input objects whose labels match it (kubectl
+	// apply -l), and with Prune selects the objects to prune.
+	Selector string
+	// Prune deletes the objects that carry the last-applied annotation, match
+	// Selector (or, with PruneAll, any labels), are of a kind in
+	// PruneAllowlist and are not in the input: kubectl apply --prune.
+	// With ApplySet, it deletes instead the members of the set that are not
+	// in the input.
+	Prune bool
+	// PruneAll allows Prune without Selector (kubectl's --all).
+	PruneAll bool
+	// PruneAllowlist are the kinds Prune looks at; nil means kubectl's
+	// default list (prune.DefaultAllowlist).
+	PruneAllowlist []schema.GVK
+	// ApplySet names the ApplySet parent, as kubectl's
+	// --applyset=[RESOURCE[.GROUP]/]NAME: a Secret by default. Every
+	// applied object is labelled as a member, and Prune deletes the
+	// members that are not in the input.
+	ApplySet string
+	// ToolingVersion is the version in the ApplySet tooling annotation
+	// ("konverge/<version>"); "" means the module's version.
+	ToolingVersion string
+
+	// Warn receives warnings that concern no one object (pruning's
+	// deprecation notice), one line each. Nil drops them.
+	Warn func(msg string)
+
+	// CRDTimeout is how long an apply waits for a created
+	// CustomResourceDefinition to be Established before it applies what
+	// follows; 0 means a minute.
+	CRDTimeout time.Duration
+	// RetryBackoff is the pause before the second and later retries of a
+	// patch that failed with a Conflict; 0 means a second, as kubectl.
+	RetryBackoff time.Duration
+}
+
+// check reports flag combinations kubectl refuses, with its messages.
+func (o Options) check() error {
+	switch {
+	case o.ForceConflicts && !o.ServerSide:
+		return errors.New("--force-conflicts only works with --server-side")
+	case o.DryRun == DryRunClient && o.ServerSide:
+		return errors.New("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)")
+	case o.ServerSide && o.Force:
+		return errors.New("--force cannot be used with --server-side")
+	case o.DryRun == DryRunServer && o.Force:
+		return errors.New("--dry-run=server cannot be used with --force")
+	case o.PruneAll && o.Selector != "":
+		return errors.New("cannot set --all and --selector at the same time")
+	case o.ApplySet != "" && !o.Prune:
+		return errors.New("--applyset requires --prune")
+	}
+	if o.DryRun != DryRunNone && o.DryRun != DryRunClient && o.DryRun != DryRunServer {
+		return errors.New(`Invalid dry-run value (` + string(o.DryRun) + `). Must be "none", "server", or "client".`)
+	}
+	if !o.Prune {
+		return nil
+	}
+	if o.Force {
+		return errors.New("--force cannot be used with --prune")
+	}
+	if o.ApplySet != "" {
+		switch {
+		case o.PruneAll:
+			return errors.New("--all is incompatible with --applyset")
+		case o.Selector != "":
+			return errors.New("--selector is incompatible with --applyset")
+		case len(o.PruneAllowlist) > 0:
+			return errors.New("--prune-allowlist is incompatible with --applyset")
+		}
+		return nil
+	}
+	if !o.PruneAll && o.Selector == "" {
+		return errors.New("all resources selected for prune without explicitly passing --all. To prune all resources, pass the --all flag. If you did not mean to prune all resources, specify a label selector")
+	}
+	if o.ServerSide {
+		return errors.New("--prune is in alpha and doesn't currently work on objects created by server-side apply")
+	}
+	return nil
+}
+
+func (o Options) namespace() string {
+	if o.Namespace == "" {
+		return "default"
+	}
+	return o.Namespace
+}
+
+func (o Options) fieldManager() string {
+	switch {
+	case o.FieldManager != "":
+		return o.FieldManager
+	case o.ServerSide:
+		return FieldManagerServerSideApply
+	}
+	return FieldManagerClientSideApply
+}
+
+func (o Options) crdTimeout() time.Duration {
+	if o.CRDTimeout <= 0 {
+		return time.Minute
+	}
+	return o.CRDTimeout
+}
+
+func (o Options) retryBackoff() time.Duration {
+	if o.RetryBackoff <= 0 {
+		return time.Second
+	}
+	return o.RetryBackoff
+}

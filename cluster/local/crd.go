@@ -1,0 +1,250 @@
+package local
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/kinds"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// apiState is the set of kinds the store serves: the built-in kinds and
+// the versions of the CRDs it holds. It is immutable: a change builds a
+// new one.
+type apiState struct {
+	mapper cluster.Mapper
+	// crds holds the custom resources by group and kind.
+	crds map[groupKind]*crdInfo
+	// crdObjs holds the CRD objects by name, to rebuild from.
+	crdObjs map[string]map[string]any
+}
+
+// crdInfo is how one CRD serves its custom resources.
+type crdInfo struct {
+	name       string
+	namespaced bool
+	// terminating: the CRD is being deleted.
+	terminating bool
+	// storage is the version objects are stored in.
+	storage  string
+	versions map[string]*crdVersion
+}
+
+// crdVersion is one served version of a CRD.
+type crdVersion struct {
+	// schema is the version's openAPIV3Schema (nil when it has none).
+	schema map[string]any
+	// status reports the status subresource.
+	status bool
+	// selectable maps the selectableFields to the value of an absent field.
+	selectable map[string]string
+}
+
+// loadAPI reads the CRDs of the database.
+func loadAPI(tx *bolt.Tx, builtin []cluster.Resource) (*apiState, error) {
+	objs := map[string]map[string]any{}
+	if b := tx.Bucket(bucketObjects).Bucket(crdGK.bucket()); b != nil {
+		err := b.ForEach(func(k, v []byte) error {
+			obj, err := value.DecodeObject(v)
+			if err != nil {
+				return fmt.Errorf("decode CustomResourceDefinition %s: %w", k, err)
+			}
+			objs[metaString(obj, "name")] = obj
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buildAPI(builtin, objs), nil
+}
+
+// buildAPI makes the served kinds from the built-in ones and CRDs. A CRD
+// that does not convert (which validation prevents) serves nothing.
+func buildAPI(builtin []cluster.Resource, crdObjs map[string]map[string]any) *apiState {
+	reg := schema.Builtin()
+	var resources []cluster.Resource
+	crds := map[groupKind]*crdInfo{}
+	names := make([]string, 0, len(crdObjs))
+	for n := range crdObjs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		obj := crdObjs[n]
+		versions, err := schema.FromCRD(obj)
+		if err != nil || len(versions) == 0 {
+			continue
+		}
+		raw := crdVersionsByName(obj)
+		info := &crdInfo{name: n, namespaced: versions[0].Scope == "Namespaced", terminating: isDeleting(obj), versions: map[string]*crdVersion{}}
+		for _, v := range versions {
+			if v.Storage {
+				info.storage = v.GVK.Version
+			}
+			if !v.Served {
+				continue
+			}
+			rv := raw[v.GVK.Version]
+			spec := crdVersionSpec(rv)
+			info.versions[v.GVK.Version] = spec
+			reg.Add(v.GVK, v.Type)
+			resources = append(resources, cluster.Resource{
+				GVK:        v.GVK,
+				Plural:     v.Plural,
+				Singular:   v.Singular,
+				ShortNames: v.ShortNames,
+				Namespaced: info.namespaced,
+				Status:     spec.status,
+			})
+		}
+		crds[groupKind{versions[0].GVK.Group, versions[0].GVK.Kind}] = info
+	}
+	mapper := kinds.NewMapper(builtin, reg).With(resources...)
+	return &apiState{mapper: mapper, crds: crds, crdObjs: crdObjs}
+}
+
+func crdVersionsByName(crd map[string]any) map[string]map[string]any {
+	spec, _ := crd["spec"].(map[string]any)
+	list, _ := spec["versions"].([]any)
+	out := map[string]map[string]any{}
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			out[str(m, "name")] = m
+		}
+	}
+	return out
+}
+
+func crdVersionSpec(v map[string]any) *crdVersion {
+	out := &crdVersion{selectable: map[string]string{}}
+	if s, ok := v["schema"].(map[string]any); ok {
+		out.schema, _ = s["openAPIV3Schema"].(map[string]any)
+	}
+	if sub, ok := v["subresources"].(map[string]any); ok {
+		_, out.status = sub["status"]
+	}
+	sfs, _ := v["selectableFields"].([]any)
+	for _, sf := range sfs {
+		m, _ := sf.(map[string]any)
+		if p := strings.TrimPrefix(str(m, "jsonPath"), "."); p != "" {
+			out.selectable[p] = ""
+		}
+	}
+	return out
+}
+
+// setCRD serves a created or updated CRD for the rest of the transaction
+// (and after its commit).
+func (t *txn) setCRD(obj map[string]any) {
+	objs := make(map[string]map[string]any, len(t.api.crdObjs)+1)
+	for k, v := range t.api.crdObjs {
+		objs[k] = v
+	}
+	objs[metaString(obj, "name")] = obj
+	t.api, t.apiChanged = buildAPI(t.s.builtin, objs), true
+}
+
+// dropCRD stops serving a deleted CRD.
+func (t *txn) dropCRD(name string) {
+	objs := make(map[string]map[string]any, len(t.api.crdObjs))
+	for k, v := range t.api.crdObjs {
+		if k != name {
+			objs[k] = v
+		}
+	}
+	t.api, t.apiChanged = buildAPI(t.s.builtin, objs), true
+}
+
+// crdCauses validates what the store needs of a CRD to serve it.
+func crdCauses(obj map[string]any) []cluster.Cause {
+	var causes []cluster.Cause
+	spec, _ := obj["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	group, plural := str(spec, "group"), str(names, "plural")
+	if name := metaString(obj, "name"); name != "" && name != plural+"."+group {
+		causes = append(causes, cluster.Cause{Type: "FieldValueInvalid", Field: "metadata.name",
+			Message: fmt.Sprintf("Invalid value: %q: must be spec.names.plural+\".\"+spec.group", name)})
+	}
+	storage := 0
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if m, ok := v.(map[string]any); ok && m["storage"] == true {
+			storage++
+		}
+	}
+	if len(versions) > 0 && storage != 1 {
+		causes = append(causes, cluster.Cause{Type: "FieldValueInvalid", Field: "spec.versions",
+			Message: "Invalid value: \"\": must have exactly one version marked as storage version"})
+	}
+	if _, err := schema.FromCRD(obj); err != nil {
+		causes = append(causes, cluster.Cause{Type: "FieldValueInvalid", Field: "spec", Message: err.Error()})
+	}
+	return causes
+}
+
+// prepareCRD sets the status the API server's CRD controllers give a CRD:
+// stored versions, accepted names, and the NamesAccepted and Established
+// conditions (at once: the embedded cluster serves a CRD as soon as it is
+// stored). old is nil on create.
+func prepareCRD(obj, old map[string]any, now string) {
+	status := map[string]any{}
+	if old != nil {
+		if s, ok := old["status"].(map[string]any); ok {
+			status = value.DeepCopyObject(s)
+		}
+	}
+	obj["status"] = status
+	spec, _ := obj["spec"].(map[string]any)
+	var storage string
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if m, ok := v.(map[string]any); ok && m["storage"] == true {
+			storage = str(m, "name")
+		}
+	}
+	stored, _ := status["storedVersions"].([]any)
+	if storage != "" && !containsAny(stored, storage) {
+		status["storedVersions"] = append(stored, storage)
+	}
+	names, _ := spec["names"].(map[string]any)
+	accepted := map[string]any{}
+	for k, v := range names {
+		accepted[k] = v
+	}
+	if kind := str(names, "kind"); kind != "" {
+		if str(accepted, "singular") == "" {
+			accepted["singular"] = strings.ToLower(kind)
+		}
+		if str(accepted, "listKind") == "" {
+			accepted["listKind"] = kind + "List"
+		}
+	}
+	status["acceptedNames"] = accepted
+	setCondition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found", now)
+	setCondition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now)
+}
+
+// setCondition sets a condition in status.conditions, keeping its
+// lastTransitionTime when its status does not change.
+func setCondition(status map[string]any, typ, st, reason, message, now string) {
+	conds, _ := status["conditions"].([]any)
+	for i, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || str(m, "type") != typ {
+			continue
+		}
+		n := map[string]any{"type": typ, "status": st, "reason": reason, "message": message, "lastTransitionTime": m["lastTransitionTime"]}
+		if str(m, "status") != st || m["lastTransitionTime"] == nil {
+			n["lastTransitionTime"] = now
+		}
+		conds[i] = n
+		return
+	}
+	status["conditions"] = append(conds, map[string]any{"type": typ, "status": st, "reason": reason, "message": message, "lastTransitionTime": now})
+}

@@ -1,0 +1,104 @@
+package local
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/merge"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// patchTypes are the media types the API server accepts for patches of
+// built-in kinds; custom resources take all but the strategic merge patch.
+var (
+	builtinPatchTypes = []cluster.PatchType{cluster.JSONPatchType, cluster.MergePatchType, cluster.StrategicMergePatchType, cluster.ApplyPatchType}
+	customPatchTypes  = []cluster.PatchType{cluster.JSONPatchType, cluster.MergePatchType, cluster.ApplyPatchType}
+)
+
+func unsupportedMediaType(accepted []cluster.PatchType) *cluster.StatusError {
+	names := make([]string, len(accepted))
+	for i, pt := range accepted {
+		names[i] = string(pt)
+	}
+	return &cluster.StatusError{Code: 415, Reason: cluster.ReasonUnsupportedMedia,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(names, ", ")}
+}
+
+// patch is the Patch verb: the patch applied to the stored object, then
+// the semantics of an update (a resourceVersion the patch sets is a
+// precondition).
+func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType, data []byte, o cluster.PatchOptions) (map[string]any, error) {
+	res, err := t.resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	accepted := builtinPatchTypes
+	if !res.Strategic {
+		accepted = customPatchTypes
+	}
+	supported := false
+	for _, a := range accepted {
+		supported = supported || a == pt
+	}
+	if !supported {
+		return nil, unsupportedMediaType(accepted)
+	}
+	if pt == cluster.ApplyPatchType {
+		return nil, &cluster.StatusError{Code: 415, Reason: cluster.ReasonUnsupportedMedia,
+			Message: "server-side apply (application/apply-patch+yaml) is not supported by the embedded cluster yet"}
+	}
+
+	k := objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name}
+	old, err := t.load(k)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		return nil, cluster.NewNotFound(res.GroupResource(), name)
+	}
+	// The patch applies to the object in the version of the request;
+	// merge does not modify live.
+	live := make(map[string]any, len(old.obj))
+	for f, v := range old.obj {
+		live[f] = v
+	}
+	live["apiVersion"] = gvk.APIVersion()
+
+	var obj map[string]any
+	switch pt {
+	case cluster.JSONPatchType:
+		if _, err := value.Decode(data); err != nil {
+			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if obj, err = merge.JSONPatch(live, data); err != nil {
+			return nil, &cluster.StatusError{Code: 422, Reason: cluster.ReasonInvalid, Kind: kindGroup(res.GVK), Name: name, Message: err.Error()}
+		}
+	case cluster.MergePatchType, cluster.StrategicMergePatchType:
+		p, err := value.DecodeObject(data)
+		if err != nil {
+			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if pt == cluster.MergePatchType {
+			obj = merge.MergePatch(live, p)
+		} else if obj, err = merge.Apply(live, p, t.api.mapper.Schema(gvk)); err != nil {
+			return nil, cluster.NewBadRequest(err.Error())
+		}
+		// The result shares values with live and the patch.
+		obj = value.DeepCopyObject(obj)
+	}
+
+	md := metadata(obj)
+	if n := str(md, "name"); n != name {
+		return nil, cluster.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	if ns := str(md, "namespace"); res.Namespaced && ns != k.namespace {
+		if ns != "" {
+			return nil, cluster.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		md["namespace"] = k.namespace
+	}
+	obj["apiVersion"], obj["kind"] = gvk.APIVersion(), gvk.Kind
+	return t.updateObject(k, res, old, obj, false, o.DryRun)
+}

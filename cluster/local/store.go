@@ -1,0 +1,507 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/kinds"
+	"github.com/konverge/konverge/schema"
+)
+
+// Clock tells the time the store writes into objects: creationTimestamp,
+// deletionTimestamp and the like. The controllers of the embedded cluster
+// run on a virtual clock; tests pin it.
+type Clock interface {
+	Now() time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// Options tune Open. The zero value is valid.
+type Options struct {
+	// Clock stamps every time the store writes (creationTimestamp,
+	// deletionTimestamp). Nil means the wall clock.
+	Clock Clock
+	// LockTimeout is how long Open waits for another process to release
+	// the state, trying periodically. Zero means DefaultLockTimeout; a
+	// negative value means one try.
+	LockTimeout time.Duration
+}
+
+// DefaultLockTimeout is how long Open waits for the state by default.
+const DefaultLockTimeout = 30 * time.Second
+
+// File names inside the state directory.
+const (
+	dbFile  = "state.db"
+	pidFile = "lock.pid"
+)
+
+// Store is the embedded cluster: a Kubernetes API over one bbolt database.
+// Its methods are safe for concurrent use.
+type Store struct {
+	dir   string
+	db    *bolt.DB
+	clock Clock
+
+	builtin []cluster.Resource
+	// api is the committed view of the served kinds (built-in plus the
+	// CRDs in the database). A write transaction works on its own copy
+	// and publishes it on commit.
+	api atomic.Pointer[apiState]
+
+	// writeMu orders write transactions and the publication of their
+	// events, so that watchers see events in resourceVersion order.
+	writeMu sync.Mutex
+	hub     *hub
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ cluster.Interface = (*Store)(nil)
+
+// Open opens the state in dir, creating the directory (0700) and the
+// database dir/state.db (0600) on first use, and holds it until Close: one
+// process at a time. When another process holds it, Open tries again
+// periodically for Options.LockTimeout and then fails with a *LockedError.
+//
+// Open creates the namespaces every cluster has (default, kube-system,
+// kube-public, kube-node-lease) when they are missing and serves the
+// CustomResourceDefinitions stored in the state.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.Clock == nil {
+		opts.Clock = wallClock{}
+	}
+	timeout := opts.LockTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultLockTimeout
+	case timeout < 0:
+		timeout = time.Nanosecond // bbolt then tries exactly once
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("local: open state %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
+	}
+	db, err := bolt.Open(filepath.Join(abs, dbFile), 0o600, &bolt.Options{
+		Timeout:      timeout,
+		FreelistType: bolt.FreelistMapType,
+		// Mapping more than the file from the start spares the remaps
+		// (and copies of dirty nodes) of a growing database; it is
+		// address space, not memory.
+		InitialMmapSize: 1 << 30,
+	})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, &LockedError{Dir: abs, PID: readPID(abs)}
+		}
+		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
+	}
+	writePID(abs)
+	s := &Store{
+		dir:     abs,
+		db:      db,
+		clock:   opts.Clock,
+		builtin: kinds.Builtin(),
+	}
+	if err := s.init(); err != nil {
+		db.Close()
+		removePID(abs)
+		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
+	}
+	return s, nil
+}
+
+// init creates the buckets and the initial namespaces when they are
+// missing, and loads the CRDs.
+func (s *Store) init() error {
+	var rev uint64
+	ready := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			if tx.Bucket(b) == nil {
+				return nil
+			}
+		}
+		api, err := loadAPI(tx, s.builtin)
+		if err != nil {
+			return err
+		}
+		t := s.newTxn(context.Background(), tx, api)
+		for _, ns := range initialNamespaces {
+			if !t.exists(objKey{gk: namespaceGK, name: ns}) {
+				return nil
+			}
+		}
+		s.api.Store(api)
+		rev, ready = t.rev, true
+		return nil
+	})
+	if err != nil || ready {
+		s.hub = newHub(rev)
+		return err
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		api, err := loadAPI(tx, s.builtin)
+		if err != nil {
+			return err
+		}
+		t := s.newTxn(context.Background(), tx, api)
+		for _, ns := range initialNamespaces {
+			if t.exists(objKey{gk: namespaceGK, name: ns}) {
+				continue
+			}
+			obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
+			if _, err := t.create(obj, cluster.CreateOptions{}); err != nil {
+				return fmt.Errorf("create namespace %s: %w", ns, err)
+			}
+		}
+		if err := t.finish(); err != nil {
+			return err
+		}
+		s.api.Store(t.api)
+		rev = t.rev
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.hub = newHub(rev)
+	return nil
+}
+
+// Close stops every watcher and releases the state.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.hub.close()
+		s.writeMu.Lock()
+		defer s.writeMu.Unlock()
+		removePID(s.dir)
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("local: close state %s: %w", s.dir, err)
+		}
+	})
+	return s.closeErr
+}
+
+// Dir returns the state directory.
+func (s *Store) Dir() string { return s.dir }
+
+// GetMeta returns the value stored under key in the state's meta bucket,
+// nil when there is none. The bucket holds what the embedded cluster keeps
+// besides objects (its controllers' virtual clock, say); the key
+// "revision" is the store's own.
+func (s *Store) GetMeta(ctx context.Context, key string) ([]byte, error) {
+	var out []byte
+	err := s.view(ctx, func(t *txn) error {
+		out = bytes.Clone(t.tx.Bucket(bucketMeta).Get([]byte(key)))
+		return nil
+	})
+	return out, err
+}
+
+// PutMeta stores value under key in the meta bucket, in its own
+// transaction.
+func (s *Store) PutMeta(ctx context.Context, key string, value []byte) error {
+	if key == "" || key == string(keyRevision) {
+		return fmt.Errorf("local: meta key %q is reserved", key)
+	}
+	return s.update(ctx, func(t *txn) error {
+		if err := t.tx.Bucket(bucketMeta).Put([]byte(key), value); err != nil {
+			return fmt.Errorf("local: put meta %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// Mapper returns the kinds the store serves: the built-in kinds and the
+// custom resources of the CRDs it holds.
+func (s *Store) Mapper() cluster.Mapper { return s.api.Load().mapper }
+
+// update runs fn in one read-write transaction, committed if fn succeeds,
+// and then delivers the transaction's events to watchers.
+func (s *Store) update(ctx context.Context, fn func(t *txn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	var t *txn
+	var fnErr error
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		t = s.newTxn(ctx, tx, s.api.Load())
+		if fnErr = fn(t); fnErr == nil {
+			fnErr = t.failed
+		}
+		if fnErr != nil {
+			return fnErr
+		}
+		return t.finish()
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("local: write to state %s: %w", s.dir, err)
+	}
+	if t.apiChanged {
+		s.api.Store(t.api)
+	}
+	s.hub.publish(t.events, t.rev)
+	return nil
+}
+
+// view runs fn in one read-only transaction.
+func (s *Store) view(ctx context.Context, fn func(t *txn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var fnErr error
+	err := s.db.View(func(tx *bolt.Tx) error {
+		fnErr = fn(s.newTxn(ctx, tx, s.api.Load()))
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("local: read state %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// write runs fn in a read-write transaction, or a read-only one for a
+// dry run, which stores nothing.
+func (s *Store) write(ctx context.Context, dryRun bool, fn func(t *txn) error) error {
+	if dryRun {
+		return s.view(ctx, fn)
+	}
+	return s.update(ctx, fn)
+}
+
+// Batch runs fn with a cluster.Interface whose calls all join one
+// read-write transaction, committed once when fn returns nil and rolled
+// back when it returns an error (or when a call inside failed for a reason
+// other than a *cluster.StatusError). Watchers see the batch's events after
+// the commit. fn must make its calls through c, not through the Store
+// (which would wait for the batch to end), and from one goroutine at a
+// time; c is not valid after fn returns.
+func (s *Store) Batch(ctx context.Context, fn func(c cluster.Interface) error) error {
+	return s.update(ctx, func(t *txn) error {
+		b := &batch{s: s, t: t}
+		defer b.end()
+		return fn(b)
+	})
+}
+
+// Get returns the object, or a NotFound *cluster.StatusError.
+func (s *Store) Get(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	var out cluster.Object
+	err := s.view(ctx, func(t *txn) (err error) {
+		out, err = t.get(gvk, namespace, name)
+		return err
+	})
+	return out, err
+}
+
+// List returns the objects of a kind matching the options, ordered by
+// namespace and name.
+func (s *Store) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	var out *cluster.List
+	err := s.view(ctx, func(t *txn) (err error) {
+		out, err = t.list(gvk, cluster.CollectList(opts))
+		return err
+	})
+	return out, err
+}
+
+// Watch reports the changes made through this Store to objects of a kind.
+func (s *Store) Watch(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (cluster.Watcher, error) {
+	return s.watch(ctx, gvk, cluster.CollectList(opts))
+}
+
+// Create stores a new object.
+func (s *Store) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	o := cluster.CollectCreate(opts)
+	var out cluster.Object
+	err := s.write(ctx, o.DryRun, func(t *txn) (err error) {
+		out, err = t.create(obj, o)
+		return err
+	})
+	return out, err
+}
+
+// Update replaces an object; status is kept for kinds with a status
+// subresource.
+func (s *Store) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	o := cluster.CollectUpdate(opts)
+	var out cluster.Object
+	err := s.write(ctx, o.DryRun, func(t *txn) (err error) {
+		out, err = t.update(obj, false, o)
+		return err
+	})
+	return out, err
+}
+
+// UpdateStatus replaces the status of an object.
+func (s *Store) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	o := cluster.CollectUpdate(opts)
+	var out cluster.Object
+	err := s.write(ctx, o.DryRun, func(t *txn) (err error) {
+		out, err = t.update(obj, true, o)
+		return err
+	})
+	return out, err
+}
+
+// Patch changes an object with a patch.
+func (s *Store) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	o := cluster.CollectPatch(opts)
+	var out cluster.Object
+	err := s.write(ctx, o.DryRun, func(t *txn) (err error) {
+		out, err = t.patch(gvk, namespace, name, pt, patch, o)
+		return err
+	})
+	return out, err
+}
+
+// Delete deletes an object and, by its propagation policy, its dependents.
+func (s *Store) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	o := cluster.CollectDelete(opts)
+	return s.write(ctx, o.DryRun, func(t *txn) error {
+		return t.delete(gvk, namespace, name, o)
+	})
+}
+
+// batch is the cluster.Interface of a Batch: every call works in the
+// batch's transaction.
+type batch struct {
+	s     *Store
+	t     *txn
+	mu    sync.Mutex
+	ended bool
+}
+
+var _ cluster.Interface = (*batch)(nil)
+
+func (b *batch) end() {
+	b.mu.Lock()
+	b.ended = true
+	b.mu.Unlock()
+}
+
+// do runs one call of the batch.
+func (b *batch) do(ctx context.Context, fn func(t *txn) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return errors.New("local: batch call after the batch ended")
+	}
+	if b.t.failed != nil {
+		return fmt.Errorf("local: batch failed earlier: %w", b.t.failed)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := fn(b.t)
+	var se *cluster.StatusError
+	if err != nil && !errors.As(err, &se) {
+		// The transaction may hold part of the call's writes: the batch
+		// must not commit.
+		b.t.failed = err
+	}
+	return err
+}
+
+func (b *batch) Mapper() cluster.Mapper {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.t.api.mapper
+}
+
+func (b *batch) Get(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	var out cluster.Object
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.get(gvk, namespace, name)
+		return err
+	})
+	return out, err
+}
+
+func (b *batch) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	var out *cluster.List
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.list(gvk, cluster.CollectList(opts))
+		return err
+	})
+	return out, err
+}
+
+// Watch is not part of the transaction: it watches the Store, from now.
+func (b *batch) Watch(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (cluster.Watcher, error) {
+	return b.s.Watch(ctx, gvk, opts...)
+}
+
+func (b *batch) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	var out cluster.Object
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.create(obj, cluster.CollectCreate(opts))
+		return err
+	})
+	return out, err
+}
+
+func (b *batch) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	var out cluster.Object
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.update(obj, false, cluster.CollectUpdate(opts))
+		return err
+	})
+	return out, err
+}
+
+func (b *batch) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	var out cluster.Object
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.update(obj, true, cluster.CollectUpdate(opts))
+		return err
+	})
+	return out, err
+}
+
+func (b *batch) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	var out cluster.Object
+	err := b.do(ctx, func(t *txn) (err error) {
+		out, err = t.patch(gvk, namespace, name, pt, patch, cluster.CollectPatch(opts))
+		return err
+	})
+	return out, err
+}
+
+func (b *batch) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	return b.do(ctx, func(t *txn) error {
+		return t.delete(gvk, namespace, name, cluster.CollectDelete(opts))
+	})
+}

@@ -1,0 +1,391 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/defaults"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/validate"
+	"github.com/konverge/konverge/value"
+)
+
+// optimisticLock is the API server's reason for a Conflict on a stale
+// resourceVersion.
+const optimisticLock = "the object has been modified; please apply your changes to the latest version and try again"
+
+// resource resolves a kind through the transaction's mapper.
+func (t *txn) resource(gvk schema.GVK) (cluster.Resource, error) {
+	if gvk.Kind == "" {
+		return cluster.Resource{}, cluster.NewBadRequest("Object 'Kind' is missing")
+	}
+	if gvk.Version == "" {
+		return cluster.Resource{}, cluster.NewBadRequest("Object 'apiVersion' is missing")
+	}
+	return t.api.mapper.ResourceFor(gvk)
+}
+
+func gkOf(res cluster.Resource) groupKind { return groupKind{res.GVK.Group, res.GVK.Kind} }
+
+// requestNamespace is the namespace a request on res acts in: "" for
+// cluster-scoped kinds, and "default" when none is given for namespaced
+// ones (as kubectl without -n).
+func requestNamespace(res cluster.Resource, ns string) string {
+	switch {
+	case !res.Namespaced:
+		return ""
+	case ns == "":
+		return "default"
+	}
+	return ns
+}
+
+// kindGroup names a kind in Invalid errors: "Deployment.apps", "Pod".
+func kindGroup(gvk schema.GVK) string {
+	if gvk.Group == "" {
+		return gvk.Kind
+	}
+	return gvk.Kind + "." + gvk.Group
+}
+
+func internalError(msg string) *cluster.StatusError {
+	return &cluster.StatusError{Code: 500, Reason: cluster.ReasonInternal, Message: msg}
+}
+
+func forbidden(res cluster.Resource, name, why string) *cluster.StatusError {
+	msg := res.GroupResource() + " is forbidden: " + why
+	if name != "" {
+		msg = fmt.Sprintf("%s %q is forbidden: %s", res.GroupResource(), name, why)
+	}
+	return &cluster.StatusError{Code: 403, Reason: cluster.ReasonForbidden, Group: res.GVK.Group, Kind: res.Plural, Name: name, Message: msg}
+}
+
+// admitNamespace is the NamespaceLifecycle admission of a create: the
+// namespace must exist and not be terminating.
+func (t *txn) admitNamespace(res cluster.Resource, ns, name string) error {
+	if ns == "" {
+		return nil
+	}
+	phase, err := t.namespacePhase(ns)
+	if err != nil {
+		return err
+	}
+	if phase == "" {
+		return cluster.NewNotFound("namespaces", ns)
+	}
+	if phase == "Terminating" {
+		return forbidden(res, name, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
+	}
+	return nil
+}
+
+// create is the Create verb.
+func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any, error) {
+	gvk := gvkOf(in)
+	res, err := t.resource(gvk)
+	if err != nil {
+		return nil, err
+	}
+	gk := gkOf(res)
+	obj := value.DeepCopyObject(in)
+	md := metadata(obj)
+	ns := requestNamespace(res, str(md, "namespace"))
+	setString(md, "namespace", ns)
+	if err := t.admitNamespace(res, ns, str(md, "name")); err != nil {
+		return nil, err
+	}
+	if crd := t.api.crds[gk]; crd != nil && crd.terminating {
+		return nil, &cluster.StatusError{Code: 405, Reason: cluster.ReasonMethodNotAllowed,
+			Message: "create not allowed while custom resource definition is terminating"}
+	}
+
+	// System fields, then what the kind's strategy resets.
+	now := t.now()
+	md["uid"] = newUID()
+	md["creationTimestamp"] = now
+	for _, f := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"} {
+		delete(md, f)
+	}
+	generated := str(md, "name") == "" && str(md, "generateName") != ""
+	if generated {
+		md["name"] = generateName(str(md, "generateName"))
+	}
+	// Defaults (which may replace any map of obj), then the strategy.
+	if err := t.defaults(res, obj); err != nil {
+		return nil, err
+	}
+	md = metadata(obj)
+	t.prepareForCreate(res, obj)
+	if _, ok := t.generationRuleFor(res); ok {
+		md["generation"] = int64(1)
+	}
+	if gk == serviceGK {
+		if err := t.prepareService(objKey{gk: gk, namespace: ns, name: str(md, "name")}, obj, nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.validate(res, obj, nil); err != nil {
+		return nil, err
+	}
+	if gk == crdGK {
+		prepareCRD(obj, nil, now)
+	}
+	if str(md, "resourceVersion") != "" {
+		return nil, internalError("resourceVersion should not be set on objects to be created")
+	}
+
+	k := objKey{gk: gk, namespace: ns, name: str(md, "name")}
+	for attempt := 0; t.exists(k); attempt++ {
+		if generated && attempt < 8 {
+			k.name = generateName(str(md, "generateName"))
+			md["name"] = k.name
+			continue
+		}
+		e := cluster.NewAlreadyExists(res.GroupResource(), k.name)
+		if generated {
+			e.Message = fmt.Sprintf("%s %q already exists, the server was not allowed to generate a unique name for this operation", res.GroupResource(), k.name)
+		} else if existing, err := t.load(k); err != nil {
+			return nil, err
+		} else if isDeleting(existing.obj) {
+			e.Message = "object is being deleted: " + e.Message
+		}
+		return nil, e
+	}
+	if o.DryRun {
+		return obj, nil
+	}
+	if err := t.store(k, res, obj, nil); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// store writes obj, new or over old (unless nothing changed), in the
+// storage version of its kind, and leaves it in the version it was
+// written in.
+func (t *txn) store(k objKey, res cluster.Resource, obj map[string]any, old *record) error {
+	apiVersion := str(obj, "apiVersion")
+	if crd := t.api.crds[k.gk]; crd != nil && crd.storage != "" {
+		obj["apiVersion"] = schema.GVK{Group: res.GVK.Group, Version: crd.storage}.APIVersion()
+	}
+	var err error
+	if old == nil {
+		err = t.put(k, obj, nil)
+	} else {
+		err = t.save(k, obj, old)
+	}
+	obj["apiVersion"] = apiVersion
+	return err
+}
+
+// crdVersion returns the served CRD version of a custom resource, nil for
+// built-in kinds.
+func (t *txn) crdVersion(res cluster.Resource) *crdVersion {
+	if crd := t.api.crds[gkOf(res)]; crd != nil {
+		return crd.versions[res.GVK.Version]
+	}
+	return nil
+}
+
+// defaults fills in the server's defaults: for custom resources, after
+// pruning the fields their schema does not know.
+func (t *txn) defaults(res cluster.Resource, obj map[string]any) error {
+	v := t.crdVersion(res)
+	if v == nil {
+		err := defaults.Apply(obj)
+		var de *defaults.DecodeError
+		if errors.As(err, &de) {
+			return cluster.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
+				res.GVK.Kind, res.GVK.Version, res.GVK.Kind, de.Field, de.Msg))
+		}
+		if err != nil {
+			return t.wrap("default", objKey{gk: gkOf(res), namespace: metaString(obj, "namespace"), name: metaString(obj, "name")}, err)
+		}
+		return nil
+	}
+	if v.schema == nil {
+		return nil
+	}
+	defaults.PruneUnknown(obj, v.schema)
+	if err := defaults.ApplyCustomResource(obj, v.schema); err != nil {
+		return t.wrap("default", objKey{gk: gkOf(res), namespace: metaString(obj, "namespace"), name: metaString(obj, "name")}, err)
+	}
+	return nil
+}
+
+// validate validates obj, as created (old nil) or as an update of old:
+// built-in kinds by package validate, custom resources by their schema, and
+// the metadata of every kind.
+func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
+	var errs []validate.Error
+	v := t.crdVersion(res)
+	if v == nil && validate.Known(str(obj, "apiVersion"), str(obj, "kind")) {
+		errs = validate.Object(obj, old)
+	} else {
+		var oldMD map[string]any
+		if old != nil {
+			oldMD = metadata(old)
+		}
+		errs = validate.ObjectMeta(metadata(obj), oldMD, res.Namespaced)
+		if v != nil && v.schema != nil {
+			errs = append(errs, validate.CustomResource(obj, v.schema)...)
+		}
+	}
+	causes := validate.ToCauses(errs)
+	if gkOf(res) == crdGK {
+		causes = append(causes, crdCauses(obj)...)
+	}
+	if len(causes) > 0 {
+		return cluster.NewInvalid(kindGroup(res.GVK), metaString(obj, "name"), causes)
+	}
+	return nil
+}
+
+// update is the Update and UpdateStatus verbs.
+func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions) (map[string]any, error) {
+	res, err := t.resource(gvkOf(in))
+	if err != nil {
+		return nil, err
+	}
+	obj := value.DeepCopyObject(in)
+	md := metadata(obj)
+	ns := requestNamespace(res, str(md, "namespace"))
+	setString(md, "namespace", ns)
+	name := str(md, "name")
+	if name == "" {
+		return nil, cluster.NewBadRequest("resource name may not be empty")
+	}
+	if statusOnly && !res.Status {
+		return nil, &cluster.StatusError{Code: 404, Reason: cluster.ReasonNotFound, Message: "the server could not find the requested resource"}
+	}
+	k := objKey{gk: gkOf(res), namespace: ns, name: name}
+	old, err := t.load(k)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		return nil, cluster.NewNotFound(res.GroupResource(), name)
+	}
+	return t.updateObject(k, res, old, obj, statusOnly, o.DryRun)
+}
+
+// updateObject replaces old by obj (which the call owns) with the
+// semantics of an update: the resourceVersion precondition, fields only the
+// server sets, status kept (or, for statusOnly, only status taken),
+// generation, defaults and validation, deletion once the last finalizer
+// goes, and no write at all when nothing changes.
+func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[string]any, statusOnly, dryRun bool) (map[string]any, error) {
+	md, omd := metadata(obj), metadata(old.obj)
+	oldRV := str(omd, "resourceVersion")
+	if rv := str(md, "resourceVersion"); rv != "" && rv != oldRV {
+		return nil, cluster.NewConflict(res.GroupResource(), k.name, optimisticLock)
+	}
+	if statusOnly {
+		// The status strategies take everything but status from the
+		// stored object.
+		next := value.DeepCopyObject(old.obj)
+		if st, ok := obj["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+		next["apiVersion"] = obj["apiVersion"]
+		obj, md = next, metadata(next)
+	}
+	md["resourceVersion"] = oldRV
+
+	if err := t.defaults(res, obj); err != nil {
+		return nil, err
+	}
+	md = metadata(obj)
+	if !statusOnly {
+		prepareForUpdate(res, obj, old.obj)
+		if k.gk == serviceGK {
+			if err := t.prepareService(k, obj, old.obj); err != nil {
+				return nil, err
+			}
+		}
+		if g, ok := omd["generation"]; ok {
+			md["generation"] = g
+		} else {
+			delete(md, "generation")
+		}
+		if rule, ok := t.generationRuleFor(res); ok && !rule.never && specChanged(rule, obj, old.obj) {
+			g, _ := omd["generation"].(int64)
+			md["generation"] = g + 1
+		}
+	}
+	if err := t.validate(res, obj, old.obj); err != nil {
+		return nil, err
+	}
+	if k.gk == crdGK && !statusOnly {
+		prepareCRD(obj, old.obj, t.now())
+	}
+
+	if str(omd, "deletionTimestamp") != "" && len(finalizers(obj)) == 0 && !namespacePending(obj) {
+		if g, ok := omd["deletionGracePeriodSeconds"].(int64); !ok || g == 0 {
+			if dryRun {
+				return obj, nil
+			}
+			// The last finalizer is gone: the object goes, as it is now.
+			if err := t.finalize(k, old, obj); err != nil {
+				return nil, err
+			}
+			return obj, nil
+		}
+	}
+
+	if dryRun {
+		return obj, nil
+	}
+	if err := t.store(k, res, obj, old); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// prepareForUpdate carries over what an update of the main resource may
+// not change: system metadata, status for kinds with a status subresource,
+// and a Namespace's spec.finalizers (changed only through its finalize
+// subresource).
+func prepareForUpdate(res cluster.Resource, obj, old map[string]any) {
+	md, omd := metadata(obj), metadata(old)
+	if str(md, "uid") == "" {
+		setString(md, "uid", str(omd, "uid"))
+	}
+	setString(md, "creationTimestamp", str(omd, "creationTimestamp"))
+	if dt := str(omd, "deletionTimestamp"); dt != "" {
+		md["deletionTimestamp"] = dt
+	}
+	if g, ok := omd["deletionGracePeriodSeconds"]; ok {
+		if _, set := md["deletionGracePeriodSeconds"]; !set {
+			md["deletionGracePeriodSeconds"] = g
+		}
+	}
+	delete(md, "managedFields")
+	delete(md, "selfLink")
+	if res.Status {
+		if st, ok := old["status"]; ok {
+			obj["status"] = value.DeepCopy(st)
+		} else {
+			delete(obj, "status")
+		}
+	}
+	if gkOf(res) == namespaceGK {
+		if spec, ok := old["spec"]; ok {
+			obj["spec"] = value.DeepCopy(spec)
+		}
+	}
+}
+
+// namespacePending reports a Namespace whose spec.finalizers still hold
+// its deletion.
+func namespacePending(obj map[string]any) bool {
+	if str(obj, "kind") != "Namespace" {
+		return false
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	fs, _ := spec["finalizers"].([]any)
+	return len(fs) > 0
+}

@@ -1,0 +1,240 @@
+package diff
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// Options tune a Differ. The zero value diffs as kubectl diff does without
+// flags, in namespace "default", with Secret values masked.
+type Options struct {
+	// Namespace and EnforceNamespace are apply's (kubectl's -n).
+	Namespace        string
+	EnforceNamespace bool
+	// FieldManager, ServerSide and ForceConflicts are apply's.
+	FieldManager   string
+	ServerSide     bool
+	ForceConflicts bool
+	// Selector keeps only the input objects whose labels match it, and
+	// selects the objects Prune shows.
+	Selector string
+	// Prune also shows, as deletions, the objects that apply --prune
+	// would delete: with Selector, those it selects; without, all that
+	// carry the last-applied annotation (kubectl diff --prune).
+	Prune bool
+	// PruneAllowlist are the kinds Prune looks at; nil means kubectl's
+	// default list.
+	PruneAllowlist []schema.GVK
+	// ShowSecrets shows Secret values instead of masking them.
+	ShowSecrets bool
+	// ShowManagedFields keeps metadata.managedFields.
+	ShowManagedFields bool
+}
+
+// Action is what applying would do to an object.
+type Action string
+
+// The actions of a diff.
+const (
+	Create Action = "create"
+	Update Action = "update"
+	Delete Action = "delete"
+	None   Action = "none"
+)
+
+// Entry is one object of a diff.
+type Entry struct {
+	// Ref names the object.
+	Ref objref.Ref
+	// Source is where it was read from; zero for pruned objects.
+	Source manifest.Source
+	// Action is what applying would do.
+	Action Action
+	// Live is the object as it is, nil when it does not exist; Merged is
+	// the object as applying would leave it (the server's answer to a dry
+	// run, defaults included), nil when it would be deleted. Both are
+	// without metadata.managedFields, resourceVersion, generation and
+	// status, and Secret values are masked.
+	Live, Merged map[string]any
+	// Patch is the patch apply would send (Secret values masked), nil
+	// when it would send none; PatchType its media type.
+	Patch     map[string]any
+	PatchType cluster.PatchType
+	// Warnings are apply's warnings about the object (kubectl diff prints
+	// them on standard error).
+	Warnings []string
+}
+
+// Name is the entry's file name in kubectl's LIVE and MERGED directories:
+// "apps.v1.Deployment.default.web", "v1.Namespace..team".
+func (e Entry) Name() string {
+	var b strings.Builder
+	if e.Ref.Group != "" {
+		b.WriteString(e.Ref.Group)
+		b.WriteByte('.')
+	}
+	b.WriteString(e.Ref.Version)
+	b.WriteByte('.')
+	b.WriteString(e.Ref.Kind)
+	b.WriteByte('.')
+	b.WriteString(e.Ref.Namespace)
+	b.WriteByte('.')
+	b.WriteString(e.Ref.Name)
+	return b.String()
+}
+
+// Report is the result of a diff: one entry per object, in the order of
+// their names (the order diff -r shows kubectl's files in).
+type Report struct {
+	Entries []Entry
+}
+
+// HasDifferences reports whether applying would change anything.
+func (r *Report) HasDifferences() bool {
+	for _, e := range r.Entries {
+		if e.Action != None {
+			return true
+		}
+	}
+	return false
+}
+
+// ExitCode maps a diff's outcome to kubectl diff's exit status: 0 when
+// there are no differences, 1 when there are, 2 when err is not nil.
+func ExitCode(r *Report, err error) int {
+	switch {
+	case err != nil:
+		return 2
+	case r != nil && r.HasDifferences():
+		return 1
+	}
+	return 0
+}
+
+// Differ computes what applying a set of objects would change.
+type Differ struct {
+	c    cluster.Interface
+	opts Options
+}
+
+// New returns a Differ against c.
+func New(c cluster.Interface, opts Options) *Differ {
+	return &Differ{c: c, opts: opts}
+}
+
+// Run computes the diff of objs against the cluster: exactly what
+// apply.Applier.Apply would do, as a server dry run (on the embedded
+// cluster, writes rolled back, so that objects in a namespace or of a CRD
+// the input creates diff too). Errors are apply's: every object's problems,
+// and no report.
+func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, error) {
+	o := d.opts
+	opts := apply.Options{
+		Namespace:        o.Namespace,
+		EnforceNamespace: o.EnforceNamespace,
+		DryRun:           apply.DryRunServer,
+		FieldManager:     o.FieldManager,
+		ServerSide:       o.ServerSide,
+		ForceConflicts:   o.ForceConflicts,
+		Selector:         o.Selector,
+		Prune:            o.Prune,
+		PruneAll:         o.Prune && o.Selector == "",
+		PruneAllowlist:   o.PruneAllowlist,
+	}
+	results, err := apply.New(d.c, opts).Apply(ctx, objs)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Entries: make([]Entry, len(results))}
+	for i, res := range results {
+		r.Entries[i] = d.entry(res)
+	}
+	slices.SortStableFunc(r.Entries, func(a, b Entry) int { return strings.Compare(a.Name(), b.Name()) })
+	return r, nil
+}
+
+// entry turns an apply result into a diff entry.
+func (d *Differ) entry(res apply.Result) Entry {
+	e := Entry{Ref: res.Ref, Source: res.Source, PatchType: res.PatchType}
+	switch res.Action {
+	case apply.Created:
+		e.Action, e.Merged = Create, res.Object
+	case apply.Pruned:
+		e.Action, e.Live = Delete, res.Object
+	case apply.Unchanged:
+		e.Action, e.Live, e.Merged = None, res.Live, res.Object
+	default:
+		e.Action, e.Live, e.Merged, e.Patch = Update, res.Live, res.Object, res.Patch
+	}
+	e.Warnings = res.Warnings
+	if e.Live != nil {
+		e.Live = d.clean(e.Live)
+	}
+	if e.Merged != nil {
+		e.Merged = d.clean(e.Merged)
+	}
+	if res.Action == apply.ServerSideApplied {
+		// A server-side apply sends the whole object: what changes is
+		// what differs.
+		switch {
+		case e.Live == nil:
+			e.Action = Create
+		case value.Equal(e.Live, e.Merged):
+			e.Action = None
+		}
+	}
+	if isSecret(e.Ref) && !d.opts.ShowSecrets {
+		e.Live, e.Merged = maskPair(e.Live, e.Merged)
+		e.Patch = maskPatch(e.Patch)
+	}
+	return e
+}
+
+// clean returns obj without the fields the server manages:
+// metadata.managedFields (unless ShowManagedFields), resourceVersion and
+// generation, and status. obj is not modified.
+func (d *Differ) clean(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "status" {
+			out[k] = v
+		}
+	}
+	md := objref.Metadata(obj)
+	if md == nil {
+		return out
+	}
+	nmd := make(map[string]any, len(md))
+	for k, v := range md {
+		switch k {
+		case "resourceVersion", "generation":
+		case "managedFields":
+			if d.opts.ShowManagedFields {
+				nmd[k] = v
+			}
+		default:
+			nmd[k] = v
+		}
+	}
+	out["metadata"] = nmd
+	return out
+}
+
+// isSecret reports a v1 Secret, whose values kubectl diff masks (it checks
+// the version and kind only).
+func isSecret(ref objref.Ref) bool {
+	return ref.Version == "v1" && ref.Kind == "Secret"
+}
+
+func (e Entry) String() string {
+	return fmt.Sprintf("%s %s", e.Ref, e.Action)
+}

@@ -1,0 +1,44 @@
+// Package diff shows what applying a set of objects would change, as
+// kubectl diff does: for each object the live version (or none) and the
+// merged one, the object as apply would leave it, which comes from the
+// server (a dry-run create or patch, so that defaults and validation are
+// the server's), and a unified diff of the two as YAML.
+//
+// It computes nothing of its own: a Differ runs apply.Applier as a server
+// dry run, so a diff shows exactly what the same apply would do, pruning
+// included (Options.Prune shows the objects apply --prune would delete as
+// deletions). It does not print on its own either: Report renders as a
+// unified diff (WriteUnified), as JSON for tools (WriteJSON), or through an
+// external program (RunExternal, with KONVERGE_EXTERNAL_DIFF as kubectl
+// uses KUBECTL_EXTERNAL_DIFF).
+//
+// # What is shown
+//
+// Both versions leave out what the server manages: metadata.managedFields
+// (kubectl's --show-managed-fields is Options.ShowManagedFields),
+// metadata.resourceVersion, metadata.generation and status. Secret values
+// are masked as kubectl's Masker masks them: "***", or "*** (before)" and
+// "*** (after)" for a key whose value changes. kubectl masks data only and
+// shows the values again inside the last-applied annotation; konverge masks
+// data, stringData, and both inside the annotation (Options.ShowSecrets
+// shows them all).
+//
+// The merged version carries the last-applied annotation as apply would
+// write it; kubectl diff leaves the live one there (it computes its patch
+// without annotating), so an object's annotation change shows here and not
+// in kubectl.
+//
+// # Output
+//
+// WriteUnified writes, per changed object in the order of their file names
+// (as diff -r lists kubectl's directories), a header naming
+// live/<name> and merged/<name> with kubectl's file names
+// (apps.v1.Deployment.default.web) and the hunks of diff -u -N, computed
+// in-process by Myers' algorithm; RenderOptions.Color adds ANSI colors.
+// WriteJSON's schema is documented on the method.
+//
+// # Exit status
+//
+// ExitCode maps an outcome to kubectl diff's status: 0 no differences, 1
+// differences, 2 (>1) an error.
+package diff

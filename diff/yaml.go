@@ -1,0 +1,371 @@
+package diff
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v2"
+)
+
+// YAML returns obj as kubectl diff prints it (sigs.k8s.io/yaml's Marshal:
+// go-yaml v2's block style, keys sorted); nil is the empty file of an
+// absent object.
+//
+// Rendering thousands of objects with go-yaml costs more than the rest of
+// a diff, so YAML writes the layout itself (block mappings, indentless
+// sequences, flow-style empty collections, literal blocks for multi-line
+// values) and asks go-yaml only for the scalars that need its judgement
+// (quoting), cached; anything it is not sure to write exactly as go-yaml
+// (line folding past 80 columns, unusual strings and nesting) makes it hand
+// the whole object to go-yaml. TestYAMLMatchesSigsYAML checks it against
+// sigs.k8s.io/yaml.
+func YAML(obj map[string]any) ([]byte, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	w := writers.Get().(*yamlWriter)
+	defer writers.Put(w)
+	w.buf = w.buf[:0]
+	if w.document(obj) {
+		return slices.Clone(w.buf), nil
+	}
+	return yaml.Marshal(obj)
+}
+
+var writers = sync.Pool{New: func() any { return &yamlWriter{cache: map[string]string{}} }}
+
+// yamlWriter writes the block YAML of go-yaml v2.
+type yamlWriter struct {
+	buf []byte
+	// cache holds go-yaml's rendering of single-line scalars.
+	cache map[string]string
+}
+
+// bestWidth is go-yaml's preferred line width: it folds long scalars at a
+// space past it.
+const bestWidth = 80
+
+func (w *yamlWriter) document(obj map[string]any) bool {
+	if len(obj) == 0 {
+		w.buf = append(w.buf, "{}\n"...)
+		return true
+	}
+	return w.mapping(obj, 0, false)
+}
+
+// mapping writes the entries of m with their keys at column indent; with
+// inline, the first one goes on the current line (after "- ").
+func (w *yamlWriter) mapping(m map[string]any, indent int, inline bool) bool {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	for i, k := range keys {
+		if i > 0 || !inline {
+			w.indent(indent)
+		}
+		ks, ok := w.scalar(k, indent, true)
+		if !ok {
+			return false
+		}
+		w.buf = append(w.buf, ks...)
+		w.buf = append(w.buf, ':')
+		if !w.mappingValue(m[k], indent, indent+len(ks)+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// mappingValue writes the value of a key at column indent, the line being
+// at column col.
+func (w *yamlWriter) mappingValue(v any, indent, col int) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			w.buf = append(w.buf, " {}\n"...)
+			return true
+		}
+		w.buf = append(w.buf, '\n')
+		return w.mapping(x, indent+2, false)
+	case []any:
+		if len(x) == 0 {
+			w.buf = append(w.buf, " []\n"...)
+			return true
+		}
+		w.buf = append(w.buf, '\n')
+		return w.sequence(x, indent)
+	case string:
+		if strings.IndexByte(x, '\n') >= 0 {
+			return w.literal(x, indent+2)
+		}
+		s, ok := w.scalar(x, col+1, false)
+		if !ok {
+			return false
+		}
+		w.buf = append(w.buf, ' ')
+		w.buf = append(w.buf, s...)
+		w.buf = append(w.buf, '\n')
+		return true
+	}
+	w.buf = append(w.buf, ' ')
+	if !w.other(v) {
+		return false
+	}
+	w.buf = append(w.buf, '\n')
+	return true
+}
+
+// sequence writes the items of l with their dashes at column indent.
+func (w *yamlWriter) sequence(l []any, indent int) bool {
+	for _, v := range l {
+		w.indent(indent)
+		w.buf = append(w.buf, "- "...)
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				w.buf = append(w.buf, "{}\n"...)
+				continue
+			}
+			if !w.mapping(x, indent+2, true) {
+				return false
+			}
+		case []any:
+			if len(x) == 0 {
+				w.buf = append(w.buf, "[]\n"...)
+				continue
+			}
+			return false // nested sequences: go-yaml's
+		case string:
+			if strings.IndexByte(x, '\n') >= 0 {
+				return false
+			}
+			s, ok := w.scalar(x, indent+2, false)
+			if !ok {
+				return false
+			}
+			w.buf = append(w.buf, s...)
+			w.buf = append(w.buf, '\n')
+		default:
+			if !w.other(v) {
+				return false
+			}
+			w.buf = append(w.buf, '\n')
+		}
+	}
+	return true
+}
+
+func (w *yamlWriter) indent(n int) {
+	for range n {
+		w.buf = append(w.buf, ' ')
+	}
+}
+
+// other writes a scalar that is not a string.
+func (w *yamlWriter) other(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		w.buf = append(w.buf, "null"...)
+	case bool:
+		w.buf = strconv.AppendBool(w.buf, x)
+	case int64:
+		w.buf = strconv.AppendInt(w.buf, x, 10)
+	case int:
+		w.buf = strconv.AppendInt(w.buf, int64(x), 10)
+	case float64:
+		switch {
+		case math.IsInf(x, 1):
+			w.buf = append(w.buf, ".inf"...)
+		case math.IsInf(x, -1):
+			w.buf = append(w.buf, "-.inf"...)
+		case math.IsNaN(x):
+			w.buf = append(w.buf, ".nan"...)
+		default:
+			w.buf = strconv.AppendFloat(w.buf, x, 'g', -1, 64)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// scalar renders a single-line string starting at column col, as a key or
+// a value; ok is false when only go-yaml can tell.
+func (w *yamlWriter) scalar(s string, col int, key bool) (string, bool) {
+	if len(s) > 128 && key {
+		return "", false // not a simple key: go-yaml writes "? key"
+	}
+	if safePlain(s) {
+		return s, true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return "", false // breaks, tabs, control and non-ASCII characters
+		}
+	}
+	r, ok := w.cache[s]
+	if !ok {
+		b, err := yaml.Marshal(s)
+		if err != nil || len(b) == 0 || strings.IndexByte(string(b[:len(b)-1]), '\n') >= 0 {
+			return "", false
+		}
+		r = string(b[:len(b)-1])
+		if len(w.cache) > 1<<16 {
+			clear(w.cache)
+		}
+		w.cache[s] = r
+	}
+	// Values fold at a space past the line width; keys never do.
+	if !key && col+len(r) > bestWidth && strings.IndexByte(s, ' ') >= 0 {
+		return "", false
+	}
+	return r, true
+}
+
+// safePlain reports a string that go-yaml writes as it is: it starts with
+// a letter or "/", holds only characters that are no indicator in the
+// middle of a plain scalar (no space: nothing to fold), does not end with
+// ":", and is no keyword of YAML 1.1 (true, yes, on, null, ...).
+func safePlain(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '.', c == '_', c == '/', c == '-', c == '@', c == '%', c == '+', c == '=', c == '~', c == '$', c == '(', c == ')', c == ';':
+		case c == ':':
+			if i == len(s)-1 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if len(s) <= 5 {
+		switch strings.ToLower(s) {
+		case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+			return false
+		}
+	}
+	return true
+}
+
+// literal writes a multi-line value as go-yaml's literal block, its lines
+// at column indent; ok is false for what go-yaml writes otherwise (double
+// quotes for special characters or a space before a break, indentation
+// hints, the keep chomping of several final breaks).
+func (w *yamlWriter) literal(s string, indent int) bool {
+	if s[0] == ' ' || s[0] == '\n' || s[len(s)-1] == ' ' || strings.HasSuffix(s, "\n\n") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 0x20 || c > 0x7e) && c != '\n' {
+			return false
+		}
+		if c == ' ' && i+1 < len(s) && s[i+1] == '\n' {
+			return false
+		}
+	}
+	w.buf = append(w.buf, " |"...)
+	body := s
+	if strings.HasSuffix(s, "\n") {
+		body = s[:len(s)-1]
+	} else {
+		w.buf = append(w.buf, '-')
+	}
+	w.buf = append(w.buf, '\n')
+	for line := range strings.SplitSeq(body, "\n") {
+		if line != "" {
+			w.indent(indent)
+			w.buf = append(w.buf, line...)
+		}
+		w.buf = append(w.buf, '\n')
+	}
+	return true
+}
+
+// compareKeys orders mapping keys as go-yaml v2 does (its keyList): runs of
+// digits compare as numbers, letters before other characters.
+func compareKeys(a, b string) int {
+	if a == b {
+		return 0
+	}
+	if keyLess(a, b) {
+		return -1
+	}
+	return 1
+}
+
+func keyLess(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return runesLess(a, b, len(a), len(b), func(s string, i int) rune { return rune(s[i]) })
+	}
+	ar, br := []rune(a), []rune(b)
+	return runesLess(ar, br, len(ar), len(br), func(s []rune, i int) rune { return s[i] })
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// runesLess is go-yaml v2's keyList.Less on two strings of runes.
+func runesLess[S any](a, b S, na, nb int, at func(S, int) rune) bool {
+	for i := 0; i < na && i < nb; i++ {
+		ai, bi := at(a, i), at(b, i)
+		if ai == bi {
+			continue
+		}
+		al := unicode.IsLetter(ai)
+		bl := unicode.IsLetter(bi)
+		if al && bl {
+			return ai < bi
+		}
+		if al || bl {
+			return bl
+		}
+		var aj, bj int
+		var an, bn int64
+		if ai == '0' || bi == '0' {
+			for j := i - 1; j >= 0 && unicode.IsDigit(at(a, j)); j-- {
+				if at(a, j) != '0' {
+					an = 1
+					bn = 1
+					break
+				}
+			}
+		}
+		for aj = i; aj < na && unicode.IsDigit(at(a, aj)); aj++ {
+			an = an*10 + int64(at(a, aj)-'0')
+		}
+		for bj = i; bj < nb && unicode.IsDigit(at(b, bj)); bj++ {
+			bn = bn*10 + int64(at(b, bj)-'0')
+		}
+		if an != bn {
+			return an < bn
+		}
+		if aj != bj {
+			return aj < bj
+		}
+		return ai < bi
+	}
+	return na < nb
+}
