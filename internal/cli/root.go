@@ -31,6 +31,10 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// commands are the cluster commands, each registered by its own file's
+// init function so that files stay independent.
+var commands []func(g *Globals) *cobra.Command
+
 // NewRootCmd returns the konverge command with all its subcommands.
 func NewRootCmd(s Streams) *cobra.Command {
 	root := &cobra.Command{
@@ -43,6 +47,11 @@ func NewRootCmd(s Streams) *cobra.Command {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
+	g := &Globals{Streams: s}
+	g.AddFlags(root)
 	root.AddCommand(NewMergeCmd(&MergeOptions{Streams: s}))
+	for _, add := range commands {
+		root.AddCommand(add(g))
+	}
 	return root
 }

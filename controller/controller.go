@@ -1,0 +1,46 @@
+// Package controller holds what the reconcilers of the embedded cluster
+// share: the Controller contract that the deployment, replicaset and
+// garbage-collection controllers (and the simulated kubelet) implement,
+// and that the runner of package sim drives on the virtual clock.
+//
+// A controller sees only a cluster.Interface and the cluster time it is
+// given; it keeps no state between calls, so that the same objects and the
+// same time always give the same writes.
+package controller
+
+import (
+	"context"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+)
+
+// Controller is one reconciler.
+type Controller interface {
+	// Name names the controller in errors ("deployment").
+	Name() string
+	// Sync reconciles every object the controller owns once, at cluster
+	// time now, and reports what it did.
+	Sync(ctx context.Context, c cluster.Interface, now time.Time) (Result, error)
+}
+
+// Result is what one Sync did.
+type Result struct {
+	// Changed reports that Sync wrote something: the runner syncs every
+	// controller again until none changes anything.
+	Changed bool
+	// RequeueAt is the earliest cluster time at which the controller
+	// has work due without any write happening (a probe period, a
+	// back-off, minReadySeconds, a progress deadline); zero means none.
+	RequeueAt time.Time
+}
+
+// Merge combines the results of two syncs: changed if either changed, the
+// earlier non-zero RequeueAt.
+func (r Result) Merge(o Result) Result {
+	r.Changed = r.Changed || o.Changed
+	if r.RequeueAt.IsZero() || (!o.RequeueAt.IsZero() && o.RequeueAt.Before(r.RequeueAt)) {
+		r.RequeueAt = o.RequeueAt
+	}
+	return r
+}

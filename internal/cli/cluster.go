@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+)
+
+// Globals are the flags every cluster command shares: where the embedded
+// cluster lives, or which real cluster to talk to, and the namespace.
+type Globals struct {
+	Streams
+
+	// State is the directory of the embedded cluster (--state); "" means
+	// $KONVERGE_STATE, else ./.konverge.
+	State string
+	// Kubeconfig and Context name a real cluster (--kubeconfig, --context).
+	Kubeconfig string
+	Context    string
+	// Namespace is -n/--namespace; NamespaceSet reports that it was given.
+	Namespace    string
+	NamespaceSet bool
+}
+
+// AddFlags registers the global flags on the root command.
+func (g *Globals) AddFlags(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&g.State, "state", "", "directory of the embedded cluster (default $KONVERGE_STATE, else ./.konverge)")
+	f.StringVar(&g.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file: act on that real cluster instead of the embedded one")
+	f.StringVar(&g.Context, "context", "", "the kubeconfig context to use")
+	f.StringVarP(&g.Namespace, "namespace", "n", "", "the namespace of this request (default \"default\")")
+}
+
+// complete records whether -n was given; commands call it first.
+func (g *Globals) complete(cmd *cobra.Command) {
+	if f := cmd.Flags().Lookup("namespace"); f != nil {
+		g.NamespaceSet = f.Changed
+	}
+}
+
+// Ns returns the namespace of the request: -n, else "default".
+func (g *Globals) Ns() string {
+	if g.Namespace == "" {
+		return "default"
+	}
+	return g.Namespace
+}
+
+// StateDir returns the directory of the embedded cluster.
+func (g *Globals) StateDir() string {
+	if g.State != "" {
+		return g.State
+	}
+	if d := os.Getenv("KONVERGE_STATE"); d != "" {
+		return d
+	}
+	return ".konverge"
+}
+
+// Session is an open cluster for the length of one command.
+type Session struct {
+	// Cluster is what commands read and write.
+	Cluster cluster.Interface
+	// Store is the embedded cluster; nil for a real cluster.
+	Store *local.Store
+	// Now is the cluster's time (the virtual clock of the embedded
+	// cluster), for ages and timestamps; Open sets it to time.Now.
+	Now func() time.Time
+
+	closers []func(ctx context.Context) error
+}
+
+// Mapper returns the kinds the cluster serves.
+func (s *Session) Mapper() cluster.Mapper { return s.Cluster.Mapper() }
+
+// OnClose registers fn to run when the session closes, before the store
+// is closed (last registered runs first).
+func (s *Session) OnClose(fn func(ctx context.Context) error) {
+	s.closers = append(s.closers, fn)
+}
+
+// Close runs the close hooks and releases the cluster.
+func (s *Session) Close(ctx context.Context) error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i](ctx))
+	}
+	s.closers = nil
+	if s.Store != nil {
+		errs = append(errs, s.Store.Close())
+		s.Store = nil
+	}
+	return errors.Join(errs...)
+}
+
+// openHooks run on every newly opened embedded session, in order, before
+// the command sees it (the virtual clock and the controllers hook in here).
+var openHooks []func(ctx context.Context, g *Globals, s *Session) error
+
+// Open opens the cluster the flags name: a real one with --kubeconfig,
+// else the embedded cluster under StateDir, created on first
+// use.
+func (g *Globals) Open(ctx context.Context) (*Session, error) {
+	if g.Kubeconfig != "" {
+		return nil, fmt.Errorf("--kubeconfig %s: real clusters are not supported by this build of konverge; leave out --kubeconfig to use the embedded cluster", g.Kubeconfig)
+	}
+	st, err := local.Open(g.StateDir(), local.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the embedded cluster: %w", err)
+	}
+	s := &Session{Cluster: st, Store: st, Now: time.Now}
+	for _, h := range openHooks {
+		if err := h(ctx, g, s); err != nil {
+			_ = s.Close(ctx)
+			return nil, err
+		}
+	}
+	return s, nil
+}
