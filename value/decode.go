@@ -275,6 +275,10 @@ func (d *decoder) str() (string, error) {
 	start := d.pos
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
+		if plainStringByte[c] {
+			d.pos++
+			continue
+		}
 		switch {
 		case c == '"':
 			if d.src == "" {
@@ -363,12 +367,26 @@ func (d *decoder) strSlow(start int) (string, error) {
 			d.pos += size
 			buf = utf8.AppendRune(buf, r)
 		default:
-			buf = append(buf, c)
-			d.pos++
+			// A run of bytes that need no decoding.
+			run := d.pos + 1
+			for run < len(d.data) && plainStringByte[d.data[run]] {
+				run++
+			}
+			buf = append(buf, d.data[d.pos:run]...)
+			d.pos = run
 		}
 	}
 	return "", d.errorf("unterminated string")
 }
+
+// plainStringByte reports the bytes that stand for themselves inside a JSON
+// string: printable ASCII other than the quote and the backslash.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func (d *decoder) hex4() (rune, bool) {
 	if len(d.data)-d.pos < 4 {

@@ -70,13 +70,15 @@ type encoder struct {
 	seen  map[any]struct{}
 }
 
-// enter notes that the encoder goes into the object or list x, with identity
-// id; it reports false when x contains itself.
-func (e *encoder) enter(id any) bool {
+// enter notes that the encoder goes into the object or list x, whose
+// identity id computes; it reports false when x contains itself. The
+// identity is only computed past MaxDepth.
+func (e *encoder) enter(idf func() any) bool {
 	e.depth++
 	if e.depth <= MaxDepth {
 		return true
 	}
+	id := idf()
 	if _, ok := e.seen[id]; ok {
 		e.depth--
 		return false
@@ -88,9 +90,9 @@ func (e *encoder) enter(id any) bool {
 	return true
 }
 
-func (e *encoder) leave(id any) {
+func (e *encoder) leave(idf func() any) {
 	if e.depth > MaxDepth {
-		delete(e.seen, id)
+		delete(e.seen, idf())
 	}
 	e.depth--
 }
@@ -140,7 +142,7 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		if len(x) == 0 {
 			return append(dst, "{}"...), nil
 		}
-		id := any(reflect.ValueOf(x).UnsafePointer())
+		id := func() any { return reflect.ValueOf(x).UnsafePointer() }
 		if !e.enter(id) {
 			return dst, &UnsupportedValueError{Value: v, Reason: "encountered a cycle"}
 		}
@@ -176,7 +178,7 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		if len(x) == 0 {
 			return append(dst, "[]"...), nil
 		}
-		id := any(sliceID{unsafe.SliceData(x), len(x)})
+		id := func() any { return sliceID{unsafe.SliceData(x), len(x)} }
 		if !e.enter(id) {
 			return dst, &UnsupportedValueError{Value: v, Reason: "encountered a cycle"}
 		}
@@ -295,14 +297,16 @@ const hexDigits = "0123456789abcdef"
 // appendString writes s as a JSON string with encoding/json's HTML-safe
 // escaping.
 func appendString(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
+		b := s[i]
+		if safeStringByte[b] {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
@@ -344,3 +348,13 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// safeStringByte reports the bytes that encoding/json writes as they are
+// inside a string: printable ASCII other than the quote, the backslash and
+// the HTML characters <, > and &.
+var safeStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
