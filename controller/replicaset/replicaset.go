@@ -1,0 +1,460 @@
+// Package replicaset is the ReplicaSet controller of the embedded cluster,
+// after kube-controller-manager's (pkg/controller/replicaset): it creates and
+// deletes pods to match spec.replicas, adopts and releases pods by the
+// selector, and keeps status (replicas, fullyLabeledReplicas, readyReplicas,
+// availableReplicas, terminatingReplicas, observedGeneration, the
+// ReplicaFailure condition).
+//
+// Pod names are deterministic: `<replicaset>-<5 characters>` drawn from a
+// hash of the ReplicaSet's name and a counter, the smallest counter whose
+// name is free, so that the same state always gives the same pods.
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/event"
+	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/selector"
+)
+
+// Component is the source of the controller's Events.
+const Component = "replicaset-controller"
+
+// Controller is the ReplicaSet controller. The zero value is ready to use.
+type Controller struct{}
+
+var _ controller.Controller = Controller{}
+
+// Name implements controller.Controller.
+func (Controller) Name() string { return "replicaset" }
+
+// Sync reconciles every ReplicaSet once: one List of ReplicaSets and one of
+// Pods, then only the writes that change something.
+func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	var res controller.Result
+	rsList, err := c.List(ctx, kobj.ReplicaSetGVK)
+	if err != nil {
+		return res, fmt.Errorf("replicaset: list replicasets: %w", err)
+	}
+	if len(rsList.Items) == 0 {
+		return res, nil
+	}
+	podList, err := c.List(ctx, kobj.PodGVK)
+	if err != nil {
+		return res, fmt.Errorf("replicaset: list pods: %w", err)
+	}
+	idx := newPodIndex(podList.Items)
+	var errs []error
+	for _, rs := range rsList.Items {
+		r, err := syncOne(ctx, c, now, rs, idx)
+		res = res.Merge(r)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return res, fmt.Errorf("replicaset: %w", joinErrs(errs))
+	}
+	return res, nil
+}
+
+type podIndex struct {
+	byOwner map[string][]map[string]any // controller uid -> pods
+	orphans map[string][]map[string]any // namespace -> pods without controller
+	names   map[string]bool             // namespace/name taken
+}
+
+func newPodIndex(pods []cluster.Object) *podIndex {
+	idx := &podIndex{
+		byOwner: map[string][]map[string]any{},
+		orphans: map[string][]map[string]any{},
+		names:   make(map[string]bool, len(pods)),
+	}
+	for _, p := range pods {
+		ns := kobj.Namespace(p)
+		idx.names[ns+"/"+kobj.Name(p)] = true
+		if uid := kobj.ControllerUID(p); uid != "" {
+			idx.byOwner[uid] = append(idx.byOwner[uid], p)
+		} else if !kobj.Deleting(p) {
+			idx.orphans[ns] = append(idx.orphans[ns], p)
+		}
+	}
+	return idx
+}
+
+func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, idx *podIndex) (controller.Result, error) {
+	var res controller.Result
+	ns, name, uid := kobj.Namespace(rs), kobj.Name(rs), kobj.UID(rs)
+	sel, err := selector.FromLabelSelector(kobj.Map(rs, "spec", "selector"))
+	if err != nil {
+		return res, fmt.Errorf("%s/%s: selector: %w", ns, name, err)
+	}
+	if sel.Empty() {
+		// A ReplicaSet selecting everything manages nothing.
+		sel = selector.Nothing()
+	}
+	deleting := kobj.Deleting(rs)
+
+	// Claim pods: release owned pods that no longer match, adopt orphans
+	// that match (not while the ReplicaSet is being deleted).
+	var owned []map[string]any
+	for _, p := range idx.byOwner[uid] {
+		if kobj.Deleting(p) || sel.Matches(kobj.Labels(p)) {
+			owned = append(owned, p)
+			continue
+		}
+		if deleting {
+			owned = append(owned, p)
+			continue
+		}
+		if err := release(ctx, c, p, uid); err != nil {
+			return res, fmt.Errorf("%s/%s: release pod %s: %w", ns, name, kobj.Name(p), err)
+		}
+		res.Changed = true
+	}
+	if !deleting {
+		orphans := idx.orphans[ns]
+		kept := orphans[:0]
+		for _, p := range orphans {
+			if !sel.Matches(kobj.Labels(p)) {
+				kept = append(kept, p)
+				continue
+			}
+			adopted, err := adopt(ctx, c, p, rs)
+			if err != nil {
+				if cluster.IsNotFound(err) {
+					continue
+				}
+				return res, fmt.Errorf("%s/%s: adopt pod %s: %w", ns, name, kobj.Name(p), err)
+			}
+			owned = append(owned, adopted)
+			res.Changed = true
+		}
+		idx.orphans[ns] = kept
+	}
+
+	var active, terminating []map[string]any
+	for _, p := range owned {
+		switch {
+		case kobj.PodActive(p):
+			active = append(active, p)
+		case kobj.PodTerminating(p):
+			terminating = append(terminating, p)
+		}
+	}
+
+	var manageErr error
+	replicas := kobj.IntOr(rs, 1, "spec", "replicas")
+	if !deleting {
+		var changed bool
+		active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, idx)
+		res.Changed = res.Changed || changed
+	}
+
+	// Status.
+	minReady := kobj.IntOr(rs, 0, "spec", "minReadySeconds")
+	tmplLabels := kobj.StringMap(rs, "spec", "template", "metadata", "labels")
+	var fully, ready, avail int64
+	for _, p := range active {
+		if hasAll(kobj.Labels(p), tmplLabels) {
+			fully++
+		}
+		if ok, _ := kobj.PodReady(p); ok {
+			ready++
+			ok, at := kobj.PodAvailable(p, minReady, now)
+			if ok {
+				avail++
+			} else if !at.IsZero() {
+				res = res.Merge(controller.Result{RequeueAt: at})
+			}
+		}
+	}
+	old := kobj.Map(rs, "status")
+	st := map[string]any{}
+	for k, v := range old {
+		st[k] = v
+	}
+	st["replicas"] = int64(len(active))
+	setOrDrop(st, "fullyLabeledReplicas", fully)
+	setOrDrop(st, "readyReplicas", ready)
+	setOrDrop(st, "availableReplicas", avail)
+	st["terminatingReplicas"] = int64(len(terminating))
+	if g, ok := kobj.Int(rs, "metadata", "generation"); ok {
+		st["observedGeneration"] = g
+	}
+	conds := kobj.Slice(rs, "status", "conditions")
+	failure := kobj.Condition(rs, "ReplicaFailure")
+	switch {
+	case manageErr != nil && failure == nil:
+		reason := "FailedCreate"
+		if int64(len(active)) > replicas {
+			reason = "FailedDelete"
+		}
+		conds = append(append([]any{}, conds...), map[string]any{
+			"type":               "ReplicaFailure",
+			"status":             "True",
+			"lastTransitionTime": kobj.FormatTime(now),
+			"reason":             reason,
+			"message":            manageErr.Error(),
+		})
+	case manageErr == nil && failure != nil:
+		var kept []any
+		for _, cd := range conds {
+			if m, _ := cd.(map[string]any); m["type"] != "ReplicaFailure" {
+				kept = append(kept, cd)
+			}
+		}
+		conds = kept
+	}
+	if len(conds) > 0 {
+		st["conditions"] = conds
+	} else {
+		delete(st, "conditions")
+	}
+	if !equalStatus(old, st) {
+		next := kobj.Copy(rs)
+		next["status"] = st
+		if _, err := c.UpdateStatus(ctx, next); err != nil {
+			if !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+				return res, fmt.Errorf("%s/%s: update status: %w", ns, name, err)
+			}
+		}
+		res.Changed = true
+	}
+	if manageErr != nil {
+		return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
+	}
+	return res, nil
+}
+
+func setOrDrop(st map[string]any, k string, v int64) {
+	// The API omits zero counters (omitempty) except replicas.
+	if v == 0 {
+		delete(st, k)
+		return
+	}
+	st[k] = v
+}
+
+func equalStatus(a, b map[string]any) bool {
+	return valueEqual(map[string]any(a), map[string]any(b))
+}
+
+// manage creates or deletes pods so that active matches replicas and
+// returns the active pods afterwards.
+func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, active []map[string]any, replicas int64, idx *podIndex) ([]map[string]any, bool, error) {
+	diff := int64(len(active)) - replicas
+	changed := false
+	switch {
+	case diff < 0:
+		for i := int64(0); i < -diff; i++ {
+			pod := newPod(rs, idx)
+			created, err := c.Create(ctx, pod)
+			if err != nil {
+				msg := fmt.Sprintf("Error creating: %v", err)
+				if rerr := event.Record(ctx, c, now, rs, event.Warning, "FailedCreate", msg, Component); rerr != nil {
+					return active, true, rerr
+				}
+				return active, true, err
+			}
+			changed = true
+			active = append(active, created)
+			if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulCreate", "Created pod: "+kobj.Name(created), Component); err != nil {
+				return active, true, err
+			}
+		}
+	case diff > 0:
+		victims := append([]map[string]any(nil), active...)
+		SortForDeletion(victims, now)
+		del := map[string]bool{}
+		for _, p := range victims[:diff] {
+			err := c.Delete(ctx, kobj.PodGVK, kobj.Namespace(p), kobj.Name(p), cluster.Preconditions{UID: kobj.UID(p)})
+			if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+				msg := fmt.Sprintf("Error deleting: %v", err)
+				if rerr := event.Record(ctx, c, now, rs, event.Warning, "FailedDelete", msg, Component); rerr != nil {
+					return active, true, rerr
+				}
+				return active, true, err
+			}
+			changed = true
+			del[kobj.UID(p)] = true
+			if err == nil {
+				if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulDelete", "Deleted pod: "+kobj.Name(p), Component); err != nil {
+					return active, true, err
+				}
+			}
+		}
+		kept := active[:0:0]
+		for _, p := range active {
+			if !del[kobj.UID(p)] {
+				kept = append(kept, p)
+			}
+		}
+		active = kept
+	}
+	return active, changed, nil
+}
+
+// newPod is the pod a ReplicaSet creates: its template, a free
+// deterministic name, and the ReplicaSet as controller.
+func newPod(rs map[string]any, idx *podIndex) map[string]any {
+	ns, rsName := kobj.Namespace(rs), kobj.Name(rs)
+	tmpl := kobj.Copy(kobj.Map(rs, "spec", "template"))
+	md := kobj.Map(tmpl, "metadata")
+	pmd := map[string]any{}
+	if l := kobj.Map(md, "labels"); len(l) > 0 {
+		pmd["labels"] = l
+	}
+	if a := kobj.Map(md, "annotations"); len(a) > 0 {
+		pmd["annotations"] = a
+	}
+	if f := kobj.Slice(md, "finalizers"); len(f) > 0 {
+		pmd["finalizers"] = f
+	}
+	var name string
+	for n := 0; ; n++ {
+		name = PodName(rsName, n)
+		if !idx.names[ns+"/"+name] {
+			break
+		}
+	}
+	idx.names[ns+"/"+name] = true
+	pmd["name"] = name
+	pmd["generateName"] = rsName + "-"
+	pmd["namespace"] = ns
+	pmd["ownerReferences"] = []any{kobj.NewControllerRef(rs, kobj.ReplicaSetGVK)}
+	pod := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Pod",
+		"metadata":   pmd,
+	}
+	if spec := kobj.Map(tmpl, "spec"); spec != nil {
+		pod["spec"] = spec
+	}
+	return pod
+}
+
+// PodName is the n-th candidate name of a pod of the ReplicaSet rsName:
+// `<rsName>-<5 characters of the safe alphabet>`.
+func PodName(rsName string, n int) string {
+	return rsName + "-" + kobj.ShortName(5, rsName, strconv.Itoa(n))
+}
+
+func adopt(ctx context.Context, c cluster.Interface, pod, rs map[string]any) (map[string]any, error) {
+	next := kobj.Copy(pod)
+	md := kobj.EnsureMap(next, "metadata")
+	refs, _ := md["ownerReferences"].([]any)
+	md["ownerReferences"] = append(append([]any{}, refs...), kobj.NewControllerRef(rs, kobj.ReplicaSetGVK))
+	return c.Update(ctx, next)
+}
+
+func release(ctx context.Context, c cluster.Interface, pod map[string]any, uid string) error {
+	next := kobj.Copy(pod)
+	md := kobj.EnsureMap(next, "metadata")
+	refs, _ := md["ownerReferences"].([]any)
+	var kept []any
+	for _, r := range refs {
+		if m, _ := r.(map[string]any); m["uid"] != uid {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		delete(md, "ownerReferences")
+	} else {
+		md["ownerReferences"] = kept
+	}
+	_, err := c.Update(ctx, next)
+	if cluster.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// SortForDeletion orders pods as upstream's ActivePods ranking, the ones to
+// delete first: unassigned before assigned; Pending before Unknown before
+// Running; not ready before ready; lower pod-deletion-cost first; ready for
+// a shorter time before longer; more restarts before fewer; newer before
+// older.
+func SortForDeletion(pods []map[string]any, now time.Time) {
+	type key struct {
+		assigned   bool
+		phase      int
+		ready      bool
+		cost       int64
+		readySince time.Time
+		restarts   int64
+		created    time.Time
+		name       string
+	}
+	keys := make(map[string]key, len(pods))
+	for _, p := range pods {
+		ready, since := kobj.PodReady(p)
+		cost, _ := strconv.ParseInt(kobj.Annotation(p, "controller.kubernetes.io/pod-deletion-cost"), 10, 64)
+		keys[kobj.Namespace(p)+"/"+kobj.Name(p)] = key{
+			assigned:   kobj.Str(p, "spec", "nodeName") != "",
+			phase:      phaseRank(kobj.Str(p, "status", "phase")),
+			ready:      ready,
+			cost:       cost,
+			readySince: since,
+			restarts:   maxRestarts(p),
+			created:    kobj.ParseTime(kobj.Str(p, "metadata", "creationTimestamp")),
+			name:       kobj.Name(p),
+		}
+	}
+	sort.SliceStable(pods, func(i, j int) bool {
+		a := keys[kobj.Namespace(pods[i])+"/"+kobj.Name(pods[i])]
+		b := keys[kobj.Namespace(pods[j])+"/"+kobj.Name(pods[j])]
+		if a.assigned != b.assigned {
+			return !a.assigned
+		}
+		if a.phase != b.phase {
+			return a.phase < b.phase
+		}
+		if a.ready != b.ready {
+			return !a.ready
+		}
+		if a.cost != b.cost {
+			return a.cost < b.cost
+		}
+		if a.ready && b.ready && !a.readySince.Equal(b.readySince) {
+			return a.readySince.After(b.readySince)
+		}
+		if a.restarts != b.restarts {
+			return a.restarts > b.restarts
+		}
+		if !a.created.Equal(b.created) {
+			return a.created.After(b.created)
+		}
+		return a.name > b.name
+	})
+}
+
+func phaseRank(p string) int {
+	switch p {
+	case "Pending", "":
+		return 0
+	case "Unknown":
+		return 1
+	case "Running":
+		return 2
+	}
+	return 3
+}
+
+func maxRestarts(pod map[string]any) int64 {
+	var m int64
+	for _, cs := range kobj.Slice(pod, "status", "containerStatuses") {
+		c, _ := cs.(map[string]any)
+		if n := kobj.IntOr(c, 0, "restartCount"); n > m {
+			m = n
+		}
+	}
+	return m
+}
