@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/prune"
+)
+
+// ApplyOptions are the flags of konverge apply.
+type ApplyOptions struct {
+	g *Globals
+	FilenameFlags
+
+	DryRun         string
+	Output         string
+	Overwrite      bool
+	FieldManager   string
+	Force          bool
+	ServerSide     bool
+	ForceConflicts bool
+	Validate       string
+
+	Prune          bool
+	Selector       string
+	All            bool
+	PruneAllowlist []string
+	ApplySet       string
+}
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewApplyCmd(&ApplyOptions{g: g})
+	})
+}
+
+// NewApplyCmd returns konverge apply.
+func NewApplyCmd(o *ApplyOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "apply (-f FILENAME | -k DIRECTORY)",
+		Short: "Apply a configuration to a resource by file name or stdin",
+		Long: `Apply a configuration to a resource by file name or stdin, as kubectl apply does:
+objects that do not exist are created, the others patched with the three-way merge
+between their last-applied configuration, the file and the live object.
+
+JSON and YAML formats are accepted. Nothing is written unless every object is valid.`,
+		Example: `  # Apply the configuration in a directory
+  konverge apply -f ./manifests/
+
+  # Apply and delete the objects labelled app=nginx that are no longer in the directory
+  konverge apply -f ./manifests/ --prune -l app=nginx`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.g.complete(cmd)
+			return o.Run(cmd.Context(), o.g.Out)
+		},
+	}
+	f := cmd.Flags()
+	o.FilenameFlags.AddFlags(f, "to apply.")
+	dryRunFlag(f, &o.DryRun)
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
+	f.BoolVar(&o.Overwrite, "overwrite", true, "Automatically resolve conflicts between the modified and live configuration by using values from the modified configuration")
+	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
+	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
+	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
+	f.StringVar(&o.Validate, "validate", "strict", `Must be one of: strict (or true), warn, ignore (or false). Accepted for compatibility: konverge always validates.`)
+	f.Lookup("validate").NoOptDefVal = "strict"
+	f.BoolVar(&o.Prune, "prune", false, "Automatically delete resource objects, that do not appear in the configs and are created by either apply or create --save-config. Should be used with either -l or --all.")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
+	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types.")
+	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.StringVar(&o.ApplySet, "applyset", "", "The name of the ApplySet that tracks which resources are being managed, for the purposes of determining what to prune. Live resources that are part of the ApplySet but have been removed from the provided configs will be deleted. Format: [RESOURCE][.GROUP]/NAME. A Secret will be used if no resource or group is specified.")
+	return cmd
+}
+
+// Run applies the files and prints a result line per object.
+func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
+	errOut := o.g.ErrOut
+	if err := o.check(); err != nil {
+		return fail(errOut, 1, err)
+	}
+	dry, err := parseDryRun(o.DryRun)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	objs, err := o.Read(ctx, o.g.In)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	sess, err := o.g.openSession(ctx)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	defer sess.Close(ctx)
+
+	opts := apply.Options{
+		Namespace:        o.g.Ns(),
+		EnforceNamespace: o.g.NamespaceSet,
+		DryRun:           dry,
+		FieldManager:     o.FieldManager,
+		NoOverwrite:      !o.Overwrite,
+		Force:            o.Force,
+		ServerSide:       o.ServerSide,
+		ForceConflicts:   o.ForceConflicts,
+		Selector:         o.Selector,
+		Prune:            o.Prune,
+		PruneAll:         o.All,
+		ApplySet:         o.ApplySet,
+		Warn:             func(msg string) { printWarning(errOut, msg) },
+	}
+	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
+		opts.FieldManager = apply.FieldManagerServerSideApply
+	}
+	if len(o.PruneAllowlist) > 0 {
+		gvks, err := prune.ParseAllowlist(sess.Mapper(), o.PruneAllowlist)
+		if err != nil {
+			return fail(errOut, 1, err)
+		}
+		opts.PruneAllowlist = gvks
+	}
+	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
+	// Results before an error are what was done (on a real cluster, a
+	// write can fail after others succeeded): print them all.
+	if perr := printResults(out, errOut, results, o.Output); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	if err := sess.Close(ctx); err != nil {
+		return fail(errOut, 1, err)
+	}
+	return nil
+}
+
+// check refuses what kubectl refuses before reading anything.
+func (o *ApplyOptions) check() error {
+	if len(o.Filenames) == 0 {
+		return fmt.Errorf("must specify one of -f and -k")
+	}
+	switch o.Output {
+	case "", "name", "yaml", "json":
+	default:
+		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output)
+	}
+	switch o.Validate {
+	case "strict", "true", "warn", "ignore", "false":
+	default:
+		return fmt.Errorf(`invalid - validate option %q; must be one of: strict (or true), warn, ignore (or false)`, o.Validate)
+	}
+	return checkSelector(o.Selector)
+}
+
+// printResults prints results as kubectl apply does: a line per object,
+// or the objects with -o yaml|json, or their names with -o name; warnings
+// go to errOut before the object they concern.
+func printResults(out, errOut io.Writer, results []apply.Result, format string) error {
+	for i, r := range results {
+		for _, w := range r.Warnings {
+			printWarning(errOut, w)
+		}
+		switch format {
+		case "":
+			fmt.Fprintln(out, r.String())
+		case "name":
+			fmt.Fprintln(out, r.Ref.String())
+		case "yaml":
+			if i > 0 {
+				fmt.Fprintln(out, "---")
+			}
+			if err := printValue(out, r.Object, "yaml"); err != nil {
+				return err
+			}
+		case "json":
+			if err := printValue(out, r.Object, "json"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

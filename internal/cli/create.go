@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/lastapplied"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/objref"
+)
+
+// WriteOptions are the flags of konverge create and replace, which write
+// the objects of files as they are (no merge).
+type WriteOptions struct {
+	g *Globals
+	FilenameFlags
+
+	// Replace makes the command replace existing objects instead of
+	// creating new ones.
+	Replace    bool
+	SaveConfig bool
+	DryRun     string
+	Output     string
+	Validate   string
+}
+
+func init() {
+	commands = append(commands,
+		func(g *Globals) *cobra.Command { return NewCreateCmd(&WriteOptions{g: g}) },
+		func(g *Globals) *cobra.Command { return NewReplaceCmd(&WriteOptions{g: g, Replace: true}) },
+	)
+}
+
+// NewCreateCmd returns konverge create.
+func NewCreateCmd(o *WriteOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "create -f FILENAME",
+		Short: "Create a resource from a file or from stdin",
+		Long: `Create a resource from a file or from stdin, as kubectl create does.
+
+JSON and YAML formats are accepted. An object that exists already is an error.
+On the embedded cluster the objects are created all or none.`,
+		Example: `  # Create a deployment and record its configuration for later applies
+  konverge create -f deployment.yaml --save-config`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.g.complete(cmd)
+			return o.Run(cmd.Context(), o.g.Out)
+		},
+	}
+	o.addFlags(cmd, "to use to create the resource")
+	return cmd
+}
+
+// NewReplaceCmd returns konverge replace.
+func NewReplaceCmd(o *WriteOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "replace -f FILENAME",
+		Short: "Replace a resource by file name or stdin",
+		Long: `Replace a resource by file name or stdin, as kubectl replace does: the object
+is replaced as a whole by the file's version. It must exist.
+
+JSON and YAML formats are accepted. On the embedded cluster the objects are
+replaced all or none.`,
+		Example: `  # Replace a deployment with the file's version
+  konverge replace -f deployment.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.g.complete(cmd)
+			return o.Run(cmd.Context(), o.g.Out)
+		},
+	}
+	o.addFlags(cmd, "to replace.")
+	return cmd
+}
+
+func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
+	f := cmd.Flags()
+	o.FilenameFlags.AddFlags(f, usage)
+	f.BoolVar(&o.SaveConfig, "save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
+	dryRunFlag(f, &o.DryRun)
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
+	f.StringVar(&o.Validate, "validate", "strict", `Must be one of: strict (or true), warn, ignore (or false). Accepted for compatibility: konverge always validates.`)
+	f.Lookup("validate").NoOptDefVal = "strict"
+}
+
+func (o *WriteOptions) verb() (ing, ed string) {
+	if o.Replace {
+		return "replacing", "replaced"
+	}
+	return "creating", "created"
+}
+
+// Run creates or replaces the objects of the files.
+func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
+	errOut := o.g.ErrOut
+	if len(o.Filenames) == 0 {
+		return fail(errOut, 1, errors.New("must specify one of -f and -k"))
+	}
+	switch o.Output {
+	case "", "name", "yaml", "json":
+	default:
+		return fail(errOut, 1, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output))
+	}
+	dry, err := parseDryRun(o.DryRun)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	objs, err := o.Read(ctx, o.g.In)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	sess, err := o.g.openSession(ctx)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	defer sess.Close(ctx)
+
+	// Resolve every object before writing any.
+	m := sess.Mapper()
+	prepared := make([]map[string]any, len(objs))
+	var errs []error
+	for i, obj := range objs {
+		p, err := o.prepare(m, obj)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		prepared[i] = p
+	}
+	if len(errs) > 0 {
+		return fail(errOut, 1, errors.Join(errs...))
+	}
+
+	ing, ed := o.verb()
+	var results []apply.Result
+	run := func(c cluster.Interface) error {
+		errs = nil
+		results = results[:0]
+		for i, obj := range prepared {
+			var got map[string]any
+			var err error
+			switch {
+			case dry == apply.DryRunClient:
+				got = obj
+			case o.Replace:
+				var uopts []cluster.UpdateOption
+				if dry == apply.DryRunServer {
+					uopts = append(uopts, cluster.DryRunAll)
+				}
+				got, err = c.Update(ctx, obj, uopts...)
+			default:
+				var copts []cluster.CreateOption
+				if dry == apply.DryRunServer {
+					copts = append(copts, cluster.DryRunAll)
+				}
+				got, err = c.Create(ctx, obj, copts...)
+			}
+			if err != nil {
+				errs = append(errs, sourceError{verb: ing, source: objs[i].Source.File, err: err})
+				continue
+			}
+			results = append(results, apply.Result{Ref: objref.Of(got), Action: apply.Action(ed), DryRun: dry, Object: got, Source: objs[i].Source})
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		return nil
+	}
+	var runErr error
+	if b, ok := sess.Cluster.(apply.Batcher); ok && dry != apply.DryRunClient {
+		// All or nothing: the batch commits only if every write succeeded.
+		runErr = b.Batch(ctx, run)
+		if runErr != nil {
+			results = nil
+		}
+	} else {
+		runErr = run(sess.Cluster)
+	}
+	if err := printResults(out, errOut, results, o.Output); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		if len(errs) > 0 {
+			runErr = errors.Join(errs...)
+		}
+		return fail(errOut, 1, runErr)
+	}
+	if err := sess.Close(ctx); err != nil {
+		return fail(errOut, 1, err)
+	}
+	return nil
+}
+
+// prepare resolves an object's kind and namespace and sets or refreshes its
+// last-applied annotation as kubectl's CreateOrUpdateAnnotation does.
+func (o *WriteOptions) prepare(m cluster.Mapper, in manifest.Object) (map[string]any, error) {
+	obj := in.Obj
+	ref := objref.Of(obj)
+	res, err := m.ResourceFor(ref.GVK)
+	if err != nil {
+		return nil, fmt.Errorf("%s: resource mapping not found for name: %q namespace: %q: %w\nensure CRDs are installed first", in.Source, ref.Name, ref.Namespace, plainError(err))
+	}
+	ns := ref.Namespace
+	switch {
+	case !res.Namespaced:
+		if ns != "" {
+			obj = objref.WithMetadata(obj, "namespace", nil)
+		}
+	case ns == "":
+		obj = objref.WithMetadata(obj, "namespace", o.g.Ns())
+	case o.g.NamespaceSet && ns != o.g.Ns():
+		return nil, fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", in.Source, ns, o.g.Ns(), ns)
+	}
+	had, err := lastapplied.Get(obj)
+	if err != nil {
+		had = map[string]any{}
+	}
+	if o.SaveConfig || had != nil {
+		obj, err = lastapplied.Set(lastapplied.Strip(obj))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", in.Source, ref, err)
+		}
+	}
+	return obj, nil
+}

@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/objref"
+)
+
+// DeleteOptions are the flags of konverge delete.
+type DeleteOptions struct {
+	g *Globals
+	FilenameFlags
+
+	Selector       string
+	All            bool
+	AllNamespaces  bool
+	Cascade        string
+	IgnoreNotFound bool
+	DryRun         string
+	Output         string
+	GracePeriod    int
+	Now            bool
+	Force          bool
+	Wait           bool
+
+	ignoreNotFoundSet bool
+}
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewDeleteCmd(&DeleteOptions{g: g})
+	})
+}
+
+// NewDeleteCmd returns konverge delete.
+func NewDeleteCmd(o *DeleteOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)])",
+		Short: "Delete resources by file names, stdin, resources and names, or by resources and label selector",
+		Long: `Delete resources by file names, stdin, resources and names, or by resources and label selector.
+
+JSON and YAML formats are accepted. Only one type of argument may be specified: file names,
+resources and names, or resources and label selector.`,
+		Example: `  # Delete the objects of a directory
+  konverge delete -f ./manifests/
+
+  # Delete a deployment, its ReplicaSets and pods
+  konverge delete deployment nginx-deployment
+
+  # Delete all config maps labelled app=web
+  konverge delete cm -l app=web`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.g.complete(cmd)
+			o.ignoreNotFoundSet = cmd.Flags().Changed("ignore-not-found")
+			return o.Run(cmd.Context(), o.g.Out, args)
+		},
+	}
+	f := cmd.Flags()
+	o.FilenameFlags.AddFlags(f, "containing the resource to delete.")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
+	f.BoolVar(&o.All, "all", false, "Delete all resources, in the namespace of the specified resource types.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	f.StringVar(&o.Cascade, "cascade", "background", `Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background.`)
+	f.Lookup("cascade").NoOptDefVal = "background"
+	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat \"resource not found\" as a successful delete. Defaults to \"true\" when --all is specified.")
+	dryRunFlag(f, &o.DryRun)
+	f.StringVarP(&o.Output, "output", "o", "", "Output mode. Use \"-o name\" for shorter output (resource/name).")
+	f.IntVar(&o.GracePeriod, "grace-period", -1, "Period of time in seconds given to the resource to terminate gracefully. Ignored if negative. Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).")
+	f.BoolVar(&o.Now, "now", false, "If true, resources are signaled for immediate shutdown (same as --grace-period=1).")
+	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
+	f.BoolVar(&o.Wait, "wait", true, "If true, wait for resources to be gone before returning. Accepted for compatibility: the embedded cluster deletes synchronously.")
+	return cmd
+}
+
+// target is one object to delete.
+type target struct {
+	res       cluster.Resource
+	namespace string
+	name      string
+	// source is the file the object was read from, for kubectl's
+	// `error when deleting "file"`; "" for objects named on the command line.
+	source string
+}
+
+// Run deletes what the arguments name and prints a line per object.
+func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) error {
+	errOut := o.g.ErrOut
+	policy, err := o.complete()
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	dry, err := parseDryRun(o.DryRun)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	if err := o.validate(args); err != nil {
+		return fail(errOut, 1, err)
+	}
+	var targets []target
+	var fileObjs []map[string]any
+	var fileSrc []string
+	if len(o.Filenames) > 0 {
+		objs, err := o.Read(ctx, o.g.In)
+		if err != nil {
+			return fail(errOut, 1, err)
+		}
+		for _, obj := range objs {
+			fileObjs = append(fileObjs, obj.Obj)
+			fileSrc = append(fileSrc, obj.Source.File)
+		}
+	}
+
+	sess, err := o.g.openSession(ctx)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	defer sess.Close(ctx)
+	m := sess.Mapper()
+
+	var errs []error
+	if len(o.Filenames) > 0 {
+		for i, obj := range fileObjs {
+			t, err := o.fileTarget(m, obj, fileSrc[i])
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			targets = append(targets, t)
+		}
+		if len(errs) > 0 {
+			// As kubectl's builder: objects that cannot be resolved stop
+			// the command before anything is deleted.
+			return fail(errOut, 1, errors.Join(errs...))
+		}
+	} else {
+		targets, err = o.argTargets(ctx, sess.Cluster, args)
+		if err != nil {
+			return fail(errOut, 1, err)
+		}
+	}
+
+	var opts []cluster.DeleteOption
+	opts = append(opts, policy)
+	if dry == apply.DryRunServer {
+		opts = append(opts, cluster.DryRunAll)
+	}
+	grace := o.GracePeriod
+	if grace >= 0 {
+		opts = append(opts, cluster.GracePeriod(int64(grace)))
+	}
+	operation := "deleted"
+	if grace == 0 {
+		operation = "force deleted"
+	}
+	switch dry {
+	case apply.DryRunClient:
+		operation += " (dry run)"
+	case apply.DryRunServer:
+		operation += " (server dry run)"
+	}
+
+	ignoreNotFound := o.IgnoreNotFound
+	if !o.ignoreNotFoundSet && (o.All || o.Selector != "") {
+		ignoreNotFound = true
+	}
+	warnClusterScope := o.g.NamespaceSet && !o.AllNamespaces
+	found := 0
+	run := func(c cluster.Interface) error {
+		for _, t := range targets {
+			if warnClusterScope && !t.res.Namespaced {
+				printWarning(errOut, "deleting cluster-scoped resources, not scoped to the provided namespace")
+				warnClusterScope = false
+			}
+			if dry != apply.DryRunClient {
+				err := c.Delete(ctx, t.res.GVK, t.namespace, t.name, opts...)
+				if err != nil {
+					if ignoreNotFound && cluster.IsNotFound(err) {
+						continue
+					}
+					if t.source != "" {
+						err = sourceError{verb: "deleting", source: t.source, err: err}
+					}
+					errs = append(errs, err)
+					continue
+				}
+			}
+			found++
+			kindString := objref.KindGroup(t.res.GVK)
+			if o.Output == "name" {
+				fmt.Fprintf(out, "%s/%s\n", kindString, t.name)
+			} else {
+				fmt.Fprintf(out, "%s %q %s\n", kindString, t.name, operation)
+			}
+		}
+		return nil
+	}
+	if b, ok := sess.Cluster.(apply.Batcher); ok && dry == apply.DryRunNone && len(targets) > 1 {
+		// One transaction for all deletions: the errors of single objects
+		// (NotFound, ...) are reported and do not roll back the others.
+		if err := b.Batch(ctx, run); err != nil {
+			return fail(errOut, 1, err)
+		}
+	} else {
+		_ = run(sess.Cluster)
+	}
+	if err := sess.Close(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		for _, e := range errs {
+			for _, line := range errorLines(e) {
+				fmt.Fprintln(errOut, line)
+			}
+		}
+		return &ExitError{Code: 1}
+	}
+	if found == 0 && len(o.Filenames) == 0 {
+		fmt.Fprintln(out, "No resources found")
+	}
+	return nil
+}
+
+// complete checks the flags as kubectl's DeleteOptions.Complete does and
+// returns the propagation policy.
+func (o *DeleteOptions) complete() (cluster.Propagation, error) {
+	if o.Now {
+		if o.GracePeriod != -1 {
+			return "", errors.New("--now and --grace-period cannot be specified together")
+		}
+		o.GracePeriod = 1
+	}
+	if o.GracePeriod == 0 && !o.Force {
+		o.GracePeriod = 1
+	}
+	if o.Force && o.GracePeriod < 0 {
+		o.GracePeriod = 0
+	}
+	if o.GracePeriod > 0 && o.Force {
+		return "", errors.New("--force and --grace-period greater than 0 cannot be specified together")
+	}
+	if o.Force && o.GracePeriod == 0 {
+		printWarning(o.g.ErrOut, "Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.")
+	}
+	switch o.Cascade {
+	case "background", "":
+		return cluster.Background, nil
+	case "foreground":
+		return cluster.Foreground, nil
+	case "orphan":
+		return cluster.Orphan, nil
+	case "true":
+		printWarning(o.g.ErrOut, "--cascade=true is deprecated (boolean value) and can be replaced with --cascade=background.")
+		return cluster.Background, nil
+	case "false":
+		printWarning(o.g.ErrOut, "--cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.")
+		return cluster.Orphan, nil
+	}
+	return "", fmt.Errorf(`invalid cascade value (%v). Must be "background", "foreground", or "orphan".`, o.Cascade)
+}
+
+// validate checks the arguments as kubectl's builder does.
+func (o *DeleteOptions) validate(args []string) error {
+	if o.Output != "" && o.Output != "name" {
+		return fmt.Errorf("unexpected -o output mode: %v. We only support '-o name'", o.Output)
+	}
+	if o.All && o.Selector != "" {
+		return errors.New("cannot set --all and --selector at the same time")
+	}
+	if err := checkSelector(o.Selector); err != nil {
+		return err
+	}
+	if len(o.Filenames) > 0 {
+		if len(args) > 0 {
+			return errors.New("Unexpected args: " + fmt.Sprint(args) + "\nSee 'konverge delete -h' for help and examples")
+		}
+		return nil
+	}
+	if len(args) == 0 {
+		return errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
+	}
+	return nil
+}
+
+// fileTarget resolves an object read from a file.
+func (o *DeleteOptions) fileTarget(m cluster.Mapper, obj map[string]any, source string) (target, error) {
+	ref := objref.Of(obj)
+	res, err := m.ResourceFor(ref.GVK)
+	if err != nil {
+		return target{}, fmt.Errorf("resource mapping not found for name: %q namespace: %q from %q: %w\nensure CRDs are installed first", ref.Name, ref.Namespace, source, plainError(err))
+	}
+	t := target{res: res, name: ref.Name, source: source}
+	if res.Namespaced {
+		t.namespace = ref.Namespace
+		switch {
+		case t.namespace == "":
+			t.namespace = o.g.Ns()
+		case o.g.NamespaceSet && t.namespace != o.g.Ns():
+			return target{}, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", t.namespace, o.g.Ns(), t.namespace)
+		}
+	}
+	return t, nil
+}
+
+// argTargets resolves KIND NAME..., KIND/NAME... and KIND[,KIND] with -l or
+// --all.
+func (o *DeleteOptions) argTargets(ctx context.Context, c cluster.Interface, args []string) ([]target, error) {
+	m := c.Mapper()
+	ns := o.g.Ns()
+	namespaceOf := func(res cluster.Resource) string {
+		if !res.Namespaced {
+			return ""
+		}
+		return ns
+	}
+	if strings.Contains(args[0], "/") {
+		// KIND/NAME form: every argument must have it.
+		var out []target
+		for _, a := range args {
+			kind, name, ok := strings.Cut(a, "/")
+			if !ok {
+				return nil, errors.New("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'konverge get resource/<resource_name>' instead of 'konverge get resource resource/<resource_name>'")
+			}
+			if kind == "" || name == "" {
+				return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name")
+			}
+			res, err := m.Find(kind)
+			if err != nil {
+				return nil, plainError(err)
+			}
+			out = append(out, target{res: res, namespace: namespaceOf(res), name: name})
+		}
+		if o.All || o.Selector != "" {
+			return nil, errors.New("name cannot be provided when a selector is specified")
+		}
+		return out, nil
+	}
+	var kinds []cluster.Resource
+	for _, k := range strings.Split(args[0], ",") {
+		if k == "" {
+			continue
+		}
+		res, err := m.Find(k)
+		if err != nil {
+			return nil, plainError(err)
+		}
+		kinds = append(kinds, res)
+	}
+	names := args[1:]
+	for _, n := range names {
+		if strings.Contains(n, "/") {
+			return nil, errors.New("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'konverge get resource/<resource_name>' instead of 'konverge get resource resource/<resource_name>'")
+		}
+	}
+	var out []target
+	if len(names) > 0 {
+		if o.All || o.Selector != "" {
+			return nil, errors.New("name cannot be provided when a selector is specified")
+		}
+		for _, res := range kinds {
+			for _, n := range names {
+				out = append(out, target{res: res, namespace: namespaceOf(res), name: n})
+			}
+		}
+		return out, nil
+	}
+	if !o.All && o.Selector == "" {
+		return nil, errors.New("resource(s) were provided, but no name was specified")
+	}
+	for _, res := range kinds {
+		var lopts []cluster.ListOption
+		if res.Namespaced && !o.AllNamespaces {
+			lopts = append(lopts, cluster.InNamespace(ns))
+		}
+		if o.Selector != "" {
+			lopts = append(lopts, cluster.MatchingLabels(o.Selector))
+		}
+		list, err := c.List(ctx, res.GVK, lopts...)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range list.Items {
+			out = append(out, target{res: res, namespace: objref.Namespace(obj), name: objref.Name(obj)})
+		}
+	}
+	return out, nil
+}
+
+// plainError turns a mapper's NotFound into a plain error, which kubectl
+// prints as "error: the server doesn't have a resource type ...".
+func plainError(err error) error {
+	var se *cluster.StatusError
+	if errors.As(err, &se) {
+		return errors.New(err.Error())
+	}
+	return err
+}
+
+// sourceError is kubectl's AddSourceToErr: an API error about an object
+// read from a file, `error when deleting "file.yaml": ...`.
+type sourceError struct {
+	verb, source string
+	err          error
+}
+
+func (e sourceError) Error() string {
+	return fmt.Sprintf("error when %s %q: %v", e.verb, e.source, e.err)
+}
+
+func (e sourceError) Unwrap() error { return e.err }

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/diff"
+	"github.com/konverge/konverge/prune"
+)
+
+// DiffOptions are the flags of konverge diff.
+type DiffOptions struct {
+	g *Globals
+	FilenameFlags
+
+	Output            string
+	Color             string
+	ShowSecret        bool
+	ShowManagedFields bool
+	FieldManager      string
+	ServerSide        bool
+	ForceConflicts    bool
+	Prune             bool
+	Selector          string
+	PruneAllowlist    []string
+}
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewDiffCmd(&DiffOptions{g: g})
+	})
+}
+
+// NewDiffCmd returns konverge diff.
+func NewDiffCmd(o *DiffOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff -f FILENAME",
+		Short: "Diff the live version against a would-be applied version",
+		Long: `Diff configurations specified by file name or stdin between the current online
+configuration, and the configuration as it would be if applied.
+
+The output is a unified diff per object, between live/<name> and merged/<name>.
+Secret values are masked unless --show-secret is given. KONVERGE_EXTERNAL_DIFF
+names a program to run on two directories instead, as KUBECTL_EXTERNAL_DIFF
+does for kubectl.
+
+Exit status: 0 no differences were found; 1 differences were found; 2 (> 1)
+konverge or the diff program failed.`,
+		Example: `  # Diff resources included in a directory
+  konverge diff -f ./manifests/
+
+  # Machine-readable
+  konverge diff -f ./manifests/ -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.g.complete(cmd)
+			return o.Run(cmd.Context(), o.g.Out)
+		},
+	}
+	f := cmd.Flags()
+	o.FilenameFlags.AddFlags(f, "to diff.")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: the unified diff (default) or json, one element per object.")
+	f.StringVar(&o.Color, "color", "auto", "Color the unified diff: auto (when standard output is a terminal), always or never.")
+	f.BoolVar(&o.ShowSecret, "show-secret", false, "If true, include Secret data values in diff output.")
+	f.BoolVar(&o.ShowManagedFields, "show-managed-fields", false, "If true, include managed fields in the diff.")
+	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
+	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
+	f.BoolVar(&o.Prune, "prune", false, "Include resources that would be deleted by pruning. Can be used with -l and default shows all resources would be pruned")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
+	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	return cmd
+}
+
+// Run diffs the files against the cluster. Its ExitError carries kubectl
+// diff's status: 1 when there are differences, 2 on errors.
+func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
+	errOut := o.g.ErrOut
+	const errCode = 2
+	if len(o.Filenames) == 0 {
+		return fail(errOut, errCode, fmt.Errorf("must specify one of -f and -k"))
+	}
+	switch o.Output {
+	case "", "json":
+	default:
+		return fail(errOut, errCode, fmt.Errorf("unknown output format %q (want json, or nothing for a unified diff)", o.Output))
+	}
+	color, err := o.useColor(out)
+	if err != nil {
+		return fail(errOut, errCode, err)
+	}
+	if err := checkSelector(o.Selector); err != nil {
+		return fail(errOut, errCode, err)
+	}
+	objs, err := o.Read(ctx, o.g.In)
+	if err != nil {
+		return fail(errOut, errCode, err)
+	}
+	sess, err := o.g.openSession(ctx)
+	if err != nil {
+		return fail(errOut, errCode, err)
+	}
+	defer sess.Close(ctx)
+
+	opts := diff.Options{
+		Namespace:         o.g.Ns(),
+		EnforceNamespace:  o.g.NamespaceSet,
+		FieldManager:      o.FieldManager,
+		ServerSide:        o.ServerSide,
+		ForceConflicts:    o.ForceConflicts,
+		Selector:          o.Selector,
+		Prune:             o.Prune,
+		ShowSecrets:       o.ShowSecret,
+		ShowManagedFields: o.ShowManagedFields,
+	}
+	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
+		opts.FieldManager = apply.FieldManagerServerSideApply
+	}
+	if len(o.PruneAllowlist) > 0 {
+		gvks, err := prune.ParseAllowlist(sess.Mapper(), o.PruneAllowlist)
+		if err != nil {
+			return fail(errOut, errCode, err)
+		}
+		opts.PruneAllowlist = gvks
+	}
+	report, err := diff.New(sess.Cluster, opts).Run(ctx, objs)
+	if err != nil {
+		return fail(errOut, diff.ExitCode(nil, err), err)
+	}
+	if err := sess.Close(ctx); err != nil {
+		return fail(errOut, errCode, err)
+	}
+	for _, e := range report.Entries {
+		for _, w := range e.Warnings {
+			printWarning(errOut, w)
+		}
+	}
+
+	if o.Output == "json" {
+		if err := report.WriteJSON(out); err != nil {
+			return fail(errOut, errCode, err)
+		}
+		return exitStatus(diff.ExitCode(report, nil))
+	}
+	if prog := os.Getenv(diff.EnvExternalDiff); prog != "" {
+		code, err := report.RunExternal(prog, out, errOut)
+		if err != nil {
+			return fail(errOut, errCode, err)
+		}
+		return exitStatus(code)
+	}
+	if err := report.WriteUnified(out, diff.RenderOptions{Color: color}); err != nil {
+		return fail(errOut, errCode, err)
+	}
+	return exitStatus(diff.ExitCode(report, nil))
+}
+
+// useColor decides --color: auto colors when out is a terminal.
+func (o *DiffOptions) useColor(out io.Writer) (bool, error) {
+	switch o.Color {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		return isTerminal(out), nil
+	}
+	return false, fmt.Errorf("invalid --color %q (want auto, always or never)", o.Color)
+}
+
+// isTerminal reports whether w is a character device (a terminal), the
+// way kubectl decides to color its output. NO_COLOR turns it off.
+func isTerminal(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// exitStatus is the error that ends a command with code, nil for 0.
+func exitStatus(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &ExitError{Code: code}
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/selector"
+)
+
+// FilenameFlags are kubectl's -f/--filename and -R/--recursive.
+type FilenameFlags struct {
+	Filenames []string
+	Recursive bool
+}
+
+// AddFlags registers -f and -R; usage completes "Filename, directory, or
+// URL to files " as kubectl's help does.
+func (f *FilenameFlags) AddFlags(fs *pflag.FlagSet, usage string) {
+	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "The files that contain the configurations "+usage)
+	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Process the directory used in -f, --filename recursively. Useful when you want to manage related manifests organized within the same directory.")
+}
+
+// Read reads the objects of every -f path.
+func (f *FilenameFlags) Read(ctx context.Context, stdin io.Reader) ([]manifest.Object, error) {
+	return manifest.Read(ctx, f.Filenames, manifest.Options{Recursive: f.Recursive, Stdin: stdin})
+}
+
+// dryRunFlag registers kubectl's --dry-run flag.
+func dryRunFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "dry-run", "none", `Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.`)
+	fs.Lookup("dry-run").NoOptDefVal = "unchanged"
+}
+
+// parseDryRun reads a --dry-run value as kubectl's GetDryRunStrategy does.
+func parseDryRun(v string) (apply.DryRun, error) {
+	switch v {
+	case "", "none", "false":
+		return apply.DryRunNone, nil
+	case "client", "true":
+		return apply.DryRunClient, nil
+	case "server":
+		return apply.DryRunServer, nil
+	case "unchanged":
+		return "", errors.New(`--dry-run flag without a value was specified. A value must be set: "none", "server", or "client".`)
+	}
+	return "", fmt.Errorf(`Invalid dry-run value (%s). Must be "none", "server", or "client".`, v)
+}
+
+// checkSelector reports an invalid -l value before anything is read.
+func checkSelector(sel string) error {
+	if sel == "" {
+		return nil
+	}
+	if _, err := selector.ParseLabels(sel); err != nil {
+		return fmt.Errorf("invalid label selector %q: %w", sel, err)
+	}
+	return nil
+}
+
+// openSession opens the cluster for cmd, with a clearer message when
+// another konverge process holds the state past the lock timeout.
+func (g *Globals) openSession(ctx context.Context) (*Session, error) {
+	s, err := g.Open(ctx)
+	if err != nil {
+		if errors.Is(err, local.ErrLocked) {
+			return nil, fmt.Errorf("%w; gave up waiting for it (run the command again when the other one has finished)", err)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// fail prints err on standard error as kubectl would and returns the
+// ExitError that ends the command with code. Lists of errors (manifest's,
+// apply's) print one line each; API errors print as kubectl prints them,
+// "Error from server (NotFound): ...".
+func fail(w io.Writer, code int, err error) error {
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(w, line)
+	}
+	return &ExitError{Code: code}
+}
+
+// errorLines returns err as the lines kubectl would print for it.
+func errorLines(err error) []string {
+	var me manifest.Errors
+	var ae apply.Errors
+	switch {
+	case errors.As(err, &ae):
+		out := make([]string, 0, len(ae))
+		for _, e := range ae {
+			out = append(out, "error: "+e.Error())
+		}
+		return out
+	case errors.As(err, &me):
+		out := make([]string, 0, len(me))
+		for _, e := range me {
+			out = append(out, "error: "+e.Error())
+		}
+		return out
+	}
+	var se *cluster.StatusError
+	if errors.As(err, &se) && se.Reason != "" {
+		return []string{"Error from server (" + string(se.Reason) + "): " + err.Error()}
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "error: ") {
+		return []string{msg}
+	}
+	return []string{"error: " + msg}
+}
+
+// printWarning writes a warning line as kubectl prints warnings.
+func printWarning(w io.Writer, msg string) {
+	if !strings.HasPrefix(msg, "Warning: ") {
+		msg = "Warning: " + msg
+	}
+	fmt.Fprintln(w, msg)
+}
