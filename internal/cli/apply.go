@@ -119,7 +119,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	if len(o.PruneAllowlist) > 0 {
 		gvks, err := prune.ParseAllowlist(sess.Mapper(), o.PruneAllowlist)
 		if err != nil {
-			return fail(errOut, 1, err)
+			return fail(errOut, 1, plainError(err))
 		}
 		opts.PruneAllowlist = gvks
 	}

@@ -124,7 +124,7 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	if len(o.PruneAllowlist) > 0 {
 		gvks, err := prune.ParseAllowlist(sess.Mapper(), o.PruneAllowlist)
 		if err != nil {
-			return fail(errOut, errCode, err)
+			return fail(errOut, errCode, plainError(err))
 		}
 		opts.PruneAllowlist = gvks
 	}

@@ -61,7 +61,7 @@ func checkSelector(sel string) error {
 		return nil
 	}
 	if _, err := selector.ParseLabels(sel); err != nil {
-		return fmt.Errorf("invalid label selector %q: %w", sel, err)
+		return err
 	}
 	return nil
 }
