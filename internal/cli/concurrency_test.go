@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/schema"
+)
+
+var configMapGVK = schema.GVK{Version: "v1", Kind: "ConfigMap"}
+
+// buildKonverge builds the konverge binary into a temporary directory.
+func buildKonverge(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the konverge binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "konverge")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/konverge/konverge/cmd/konverge")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func configMapYAML(name, key, value string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", name, key, value)
+}
+
+// TestConcurrentProcesses runs two konverge processes at once against one
+// state, each applying its own objects many times (and, when the patch
+// command exists, both patching one ConfigMap with their own keys), and
+// checks that no update is lost: the store's lock makes the second process
+// wait for the first.
+func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
+	bin := buildKonverge(t)
+	state := t.TempDir()
+	inputs := t.TempDir()
+	const n = 8
+	withPatch := hasSubcommand("patch")
+	if withPatch {
+		writeFile(t, filepath.Join(inputs, "shared.yaml"), []byte(configMapYAML("shared", "init", "0")))
+		if out, err := exec.Command(bin, "--state", state, "apply", "-f", filepath.Join(inputs, "shared.yaml")).CombinedOutput(); err != nil {
+			t.Fatalf("apply shared: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("no patch command in this build: the shared ConfigMap part is skipped")
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n*2)
+	for _, who := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				f := filepath.Join(inputs, fmt.Sprintf("%s-%d.yaml", who, i))
+				writeFile(t, f, []byte(configMapYAML(fmt.Sprintf("%s-%d", who, i), "writer", who)))
+				if out, err := exec.Command(bin, "--state", state, "apply", "-f", f).CombinedOutput(); err != nil {
+					errs <- fmt.Errorf("%s: apply %d: %v\n%s", who, i, err, out)
+					return
+				}
+				if withPatch {
+					patch := fmt.Sprintf(`{"data":{"%s-%d":"x"}}`, who, i)
+					if out, err := exec.Command(bin, "--state", state, "patch", "configmap", "shared", "--type=merge", "-p", patch).CombinedOutput(); err != nil {
+						errs <- fmt.Errorf("%s: patch %d: %v\n%s", who, i, err, out)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	st, err := local.Open(state, local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	for _, who := range []string{"a", "b"} {
+		for i := range n {
+			obj, err := st.Get(ctx, configMapGVK, "default", fmt.Sprintf("%s-%d", who, i))
+			if err != nil {
+				t.Errorf("%s-%d: %v", who, i, err)
+				continue
+			}
+			if got := obj["data"].(map[string]any)["writer"]; got != who {
+				t.Errorf("%s-%d: writer %v", who, i, got)
+			}
+		}
+	}
+	if withPatch {
+		obj, err := st.Get(ctx, configMapGVK, "default", "shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := obj["data"].(map[string]any)
+		for _, who := range []string{"a", "b"} {
+			for i := range n {
+				if _, ok := data[fmt.Sprintf("%s-%d", who, i)]; !ok {
+					t.Errorf("shared: key %s-%d lost", who, i)
+				}
+			}
+		}
+	}
+}
+
+// TestKillApply kills `konverge apply` of 2,000 objects with SIGKILL at
+// random moments and checks that the apply was one transaction: after each
+// kill every object is at the version before or every object at the version
+// after.
+func TestKillApply(t *testing.T) {
+	t.Parallel()
+	bin := buildKonverge(t)
+	state := t.TempDir()
+	const objects = 2000
+	writeVersion := func(v int) string {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("v%d", v))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i := range objects {
+			if i > 0 {
+				b.WriteString("---\n")
+			}
+			b.WriteString(configMapYAML(fmt.Sprintf("cm-%04d", i), "version", fmt.Sprint(v)))
+		}
+		writeFile(t, filepath.Join(dir, "all.yaml"), []byte(b.String()))
+		return dir
+	}
+	versions := func() map[string]int {
+		st, err := local.Open(state, local.Options{})
+		if err != nil {
+			t.Fatalf("the state does not open after kill -9: %v", err)
+		}
+		defer st.Close()
+		list, err := st.List(context.Background(), configMapGVK, cluster.InNamespace("default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[string]int{}
+		for _, obj := range list.Items {
+			if strings.HasPrefix(objref.Name(obj), "cm-") {
+				count[obj["data"].(map[string]any)["version"].(string)]++
+			}
+		}
+		return count
+	}
+
+	start := time.Now()
+	if out, err := exec.Command(bin, "--state", state, "apply", "-f", writeVersion(0)).CombinedOutput(); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	prev := "0"
+	if got := versions(); got[prev] != objects || len(got) != 1 {
+		t.Fatalf("after the first apply: %v", got)
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for rep := 1; rep <= 5; rep++ {
+		dir := writeVersion(rep)
+		cmd := exec.Command(bin, "--state", state, "apply", "-f", dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(full) + 1))
+		time.Sleep(delay)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		got := versions()
+		next := fmt.Sprint(rep)
+		switch {
+		case len(got) == 1 && got[prev] == objects:
+			t.Logf("kill %d after %v: before (version %s)", rep, delay, prev)
+		case len(got) == 1 && got[next] == objects:
+			t.Logf("kill %d after %v: after (version %s)", rep, delay, next)
+			prev = next
+		default:
+			t.Fatalf("kill %d after %v: objects by version %v, want all %d at %s or at %s", rep, delay, got, objects, prev, next)
+		}
+	}
+}
