@@ -95,6 +95,9 @@ func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any
 	if err := t.admitNamespace(res, ns, str(md, "name")); err != nil {
 		return nil, err
 	}
+	if gk == bindingGK {
+		return t.bind(obj, ns, o)
+	}
 	if crd := t.api.crds[gk]; crd != nil && crd.terminating {
 		return nil, &cluster.StatusError{Code: 405, Reason: cluster.ReasonMethodNotAllowed,
 			Message: "create not allowed while custom resource definition is terminating"}
@@ -291,6 +294,15 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 			delete(next, "status")
 		}
 		next["apiVersion"] = obj["apiVersion"]
+		if k.gk.Group == "apps" && k.gk.Kind == "Deployment" {
+			// The Deployment status strategy resets only spec and labels:
+			// the controller writes its revision annotation with the status.
+			if a, ok := md["annotations"]; ok {
+				metadata(next)["annotations"] = a
+			} else {
+				delete(metadata(next), "annotations")
+			}
+		}
 		obj, md = next, metadata(next)
 	}
 	md["resourceVersion"] = oldRV

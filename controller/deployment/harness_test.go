@@ -1,0 +1,227 @@
+package deployment_test
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/replicaset"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+type env struct {
+	tb    testing.TB
+	s     *local.Store
+	clk   *clock
+	ctx   context.Context
+	ready func(pod map[string]any) bool // which pods the fake kubelet makes ready
+}
+
+func newEnv(tb testing.TB) *env {
+	tb.Helper()
+	clk := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	s, err := local.Open(tb.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return &env{tb: tb, s: s, clk: clk, ctx: context.Background(), ready: func(map[string]any) bool { return true }}
+}
+
+// makePodsReady is the test's kubelet: every live pod it accepts gets
+// phase Running and Ready=True at the current time, through UpdateStatus.
+func (e *env) makePodsReady() bool {
+	l, err := e.s.List(e.ctx, kobj.PodGVK)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	changed := false
+	for _, p := range l.Items {
+		if kobj.Deleting(p) || !e.ready(p) {
+			continue
+		}
+		if ok, _ := kobj.PodReady(p); ok {
+			continue
+		}
+		next := kobj.Copy(p)
+		next["status"] = map[string]any{
+			"phase": "Running",
+			"conditions": []any{map[string]any{
+				"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(e.clk.t),
+			}},
+		}
+		if _, err := e.s.UpdateStatus(e.ctx, next); err != nil {
+			e.tb.Fatal(err)
+		}
+		changed = true
+	}
+	return changed
+}
+
+var controllers = []controller.Controller{deployment.Controller{}, replicaset.Controller{}}
+
+// settle runs the controllers and the fake kubelet until nothing changes,
+// stepping the clock by one second a round; it returns the last result.
+func (e *env) settle() controller.Result {
+	e.tb.Helper()
+	for i := 0; i < 200; i++ {
+		var res controller.Result
+		for _, c := range controllers {
+			r, err := c.Sync(e.ctx, e.s, e.clk.t)
+			if err != nil {
+				e.tb.Fatalf("%s: %v", c.Name(), err)
+			}
+			res = res.Merge(r)
+		}
+		if e.makePodsReady() {
+			res.Changed = true
+		}
+		if !res.Changed {
+			return res
+		}
+		e.clk.t = e.clk.t.Add(time.Second)
+	}
+	e.tb.Fatal("controllers did not settle in 200 rounds")
+	return controller.Result{}
+}
+
+// settleUntil also steps the clock to each RequeueAt until none is due
+// before limit.
+func (e *env) settleUntil(limit time.Time) {
+	e.tb.Helper()
+	for {
+		r := e.settle()
+		if r.RequeueAt.IsZero() || r.RequeueAt.After(limit) {
+			return
+		}
+		if r.RequeueAt.After(e.clk.t) {
+			e.clk.t = r.RequeueAt
+		}
+	}
+}
+
+func deploymentObj(name string, replicas int64, image string) map[string]any {
+	return map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata":   map[string]any{"name": name, "namespace": "default", "labels": map[string]any{"app": name}},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec": map[string]any{"containers": []any{map[string]any{
+					"name": "nginx", "image": image, "ports": []any{map[string]any{"containerPort": int64(80)}},
+				}}},
+			},
+		},
+	}
+}
+
+func (e *env) create(obj map[string]any) map[string]any {
+	e.tb.Helper()
+	got, err := e.s.Create(e.ctx, obj)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return got
+}
+
+func (e *env) getDeploy(name string) map[string]any {
+	e.tb.Helper()
+	d, err := e.s.Get(e.ctx, kobj.DeploymentGVK, "default", name)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return d
+}
+
+// modify changes a Deployment with fn and updates it.
+func (e *env) modify(name string, fn func(d map[string]any)) {
+	e.tb.Helper()
+	d := e.getDeploy(name)
+	fn(d)
+	if _, err := e.s.Update(e.ctx, d); err != nil {
+		e.tb.Fatal(err)
+	}
+}
+
+func setImage(image string) func(map[string]any) {
+	return func(d map[string]any) {
+		c := kobj.Slice(d, "spec", "template", "spec", "containers")[0].(map[string]any)
+		c["image"] = image
+	}
+}
+
+func setSpec(field string, v any) func(map[string]any) {
+	return func(d map[string]any) { kobj.EnsureMap(d, "spec")[field] = v }
+}
+
+// replicaSets returns the ReplicaSets of the namespace, oldest first.
+func (e *env) replicaSets() []map[string]any {
+	e.tb.Helper()
+	l, err := e.s.List(e.ctx, kobj.ReplicaSetGVK, cluster.InNamespace("default"))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	rss := l.Items
+	sort.SliceStable(rss, func(i, j int) bool {
+		a, b := kobj.Str(rss[i], "metadata", "creationTimestamp"), kobj.Str(rss[j], "metadata", "creationTimestamp")
+		if a != b {
+			return a < b
+		}
+		ra, _ := strconv.Atoi(kobj.Str(rss[i], "metadata", "resourceVersion"))
+		rb, _ := strconv.Atoi(kobj.Str(rss[j], "metadata", "resourceVersion"))
+		return ra < rb
+	})
+	return rss
+}
+
+func (e *env) pods() []map[string]any {
+	l, err := e.s.List(e.ctx, kobj.PodGVK, cluster.InNamespace("default"))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return l.Items
+}
+
+// events returns the messages of the Events with reason, in the order
+// they were first recorded.
+func (e *env) events(reason string) []string {
+	e.tb.Helper()
+	l, err := e.s.List(e.ctx, kobj.EventGVK, cluster.InNamespace("default"))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	type ev struct {
+		first string
+		name  string
+		msg   string
+	}
+	var evs []ev
+	for _, x := range l.Items {
+		if reason == "" || x["reason"] == reason {
+			evs = append(evs, ev{kobj.Str(x, "firstTimestamp"), kobj.Name(x), kobj.Str(x, "message")})
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].first < evs[j].first })
+	out := make([]string, len(evs))
+	for i, x := range evs {
+		out[i] = x.msg
+	}
+	return out
+}
+
+func cond(obj map[string]any, typ string) map[string]any { return kobj.Condition(obj, typ) }
+
+func num(obj map[string]any, path ...string) int64 { return kobj.IntOr(obj, 0, path...) }
