@@ -1,0 +1,174 @@
+// Package clock is the embedded cluster's virtual clock: the cluster time
+// that the store stamps into objects and that the controllers and the
+// simulated kubelet run on, kept in the state's meta bucket between
+// commands.
+//
+// A clock has a mode. In wall mode (the default) the cluster time follows
+// the wall clock: each command catches the cluster up to the wall time
+// (package sim runs what was due on the way), and may run ahead of it
+// after `konverge clock advance`, until the wall clock catches up. In
+// manual mode the cluster time moves only when told to (`konverge clock
+// advance`, or a command that waits for a condition), so that runs are
+// reproducible; a new manual clock starts at Epoch unless told otherwise.
+//
+// The clock does no I/O of its own besides Load and Save, and never runs
+// controllers: package sim moves it.
+package clock
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Mode is how the cluster time moves.
+type Mode string
+
+// The modes of a clock.
+const (
+	// Wall makes the cluster time catch up with the wall clock at the
+	// start of every command.
+	Wall Mode = "wall"
+	// Manual moves the cluster time only on request.
+	Manual Mode = "manual"
+)
+
+// ParseMode checks a mode as a user types it.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Wall, Manual:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("clock: unknown mode %q (want wall or manual)", s)
+}
+
+// Epoch is where a new manual clock starts: 2026-01-01T00:00:00Z.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MetaKey is the key of the clock in the store's meta bucket.
+const MetaKey = "clock"
+
+// Meta is where a clock is persisted: cluster/local's Store satisfies it.
+type Meta interface {
+	GetMeta(ctx context.Context, key string) ([]byte, error)
+	PutMeta(ctx context.Context, key string, value []byte) error
+}
+
+// Clock is the cluster time. It satisfies cluster/local's Clock. Its
+// methods are safe for concurrent use.
+type Clock struct {
+	mu   sync.Mutex
+	mode Mode
+	now  time.Time
+	// Settled is bookkeeping for package sim, kept with the clock: the
+	// store revision and cluster time at which the controllers last
+	// settled, and the earliest time they asked to run again.
+	settled Settled
+}
+
+// Settled records the last settle of the controllers, so that a command
+// with nothing to do skips them.
+type Settled struct {
+	// Revision is the store's revision after the settle; At the cluster
+	// time of it; Next the earliest RequeueAt it returned (zero: none).
+	Revision uint64    `json:"revision,omitempty"`
+	At       time.Time `json:"at,omitzero"`
+	Next     time.Time `json:"next,omitzero"`
+}
+
+// state is the persisted form.
+type state struct {
+	Mode    Mode      `json:"mode"`
+	Now     time.Time `json:"now"`
+	Settled Settled   `json:"settled,omitzero"`
+}
+
+// New returns a clock in mode at time now (UTC).
+func New(mode Mode, now time.Time) *Clock {
+	if mode == "" {
+		mode = Wall
+	}
+	return &Clock{mode: mode, now: now.UTC()}
+}
+
+// Now returns the cluster time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Mode returns the clock's mode.
+func (c *Clock) Mode() Mode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode
+}
+
+// Set moves the cluster time to t. Time never goes back: an earlier t is
+// ignored.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.now) {
+		c.now = t.UTC()
+	}
+}
+
+// Settled returns the record of the last settle.
+func (c *Clock) Settled() Settled {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settled
+}
+
+// SetSettled records a settle.
+func (c *Clock) SetSettled(s Settled) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settled = s
+}
+
+// WallNow is the wall time a wall clock catches up to: time.Now in UTC,
+// truncated to the second (the precision of every timestamp the cluster
+// writes). Tests replace it.
+var WallNow = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// Load reads the clock from m into c. found is false when the state has
+// no clock yet (c is then left as it was).
+func (c *Clock) Load(ctx context.Context, m Meta) (found bool, err error) {
+	data, err := m.GetMeta(ctx, MetaKey)
+	if err != nil {
+		return false, fmt.Errorf("clock: load: %w", err)
+	}
+	if data == nil {
+		return false, nil
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return false, fmt.Errorf("clock: load: decode %q: %w", MetaKey, err)
+	}
+	if _, err := ParseMode(string(st.Mode)); err != nil {
+		return false, fmt.Errorf("clock: load: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode, c.now, c.settled = st.Mode, st.Now.UTC(), st.Settled
+	return true, nil
+}
+
+// Save writes the clock to m.
+func (c *Clock) Save(ctx context.Context, m Meta) error {
+	c.mu.Lock()
+	data, err := json.Marshal(state{Mode: c.mode, Now: c.now, Settled: c.settled})
+	c.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("clock: save: %w", err)
+	}
+	if err := m.PutMeta(ctx, MetaKey, data); err != nil {
+		return fmt.Errorf("clock: save: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,711 @@
+// Package kubelet is the simulated node of the embedded cluster: one
+// node, NodeName, whose kubelet schedules every pod onto itself and moves
+// it through the lifecycle of a real one (phases Pending, Running,
+// Succeeded and Failed; the conditions PodScheduled, Initialized,
+// ContainersReady, Ready, with readiness gates; container states with
+// their reasons, restart counts and back-off; startup, liveness and
+// readiness probes; init containers; graceful termination), at the times
+// the simulation profile gives.
+//
+// No container runs: the profile (default-profile.yaml, embedded, or the
+// one given to `konverge cluster init --sim-profile`) says which images
+// pull, how long things take, which processes exit and what probes
+// answer. The Kubelet is a controller.Controller that package sim drives on
+// the cluster's virtual clock; it keeps no state (everything is derived
+// from the pod and status.startTime), so the same pods at the same time
+// always get the same status.
+//
+// Not simulated: resources and capacity (every pod fits), affinity and
+// taints (only nodeSelector is checked), image caches, volumes, ephemeral
+// containers, in-place changes of a running pod's images, and the Unknown
+// phase (the node never goes away).
+package kubelet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// NodeName is the name of the one node; HostIP its address. Pods get
+// addresses from PodCIDR, in order: 10.244.0.2, 10.244.0.3, ...
+const (
+	NodeName = "konverge-node"
+	HostIP   = "172.18.0.2"
+	PodCIDR  = "10.244.0.0/16"
+)
+
+var (
+	podGVK  = schema.GVK{Version: "v1", Kind: "Pod"}
+	nodeGVK = schema.GVK{Version: "v1", Kind: "Node"}
+)
+
+// Kubelet is the simulated node's kubelet.
+type Kubelet struct {
+	profile *Profile
+}
+
+var _ controller.Controller = (*Kubelet)(nil)
+
+// New returns a kubelet that simulates by p; nil means the default
+// profile.
+func New(p *Profile) *Kubelet {
+	if p == nil {
+		p = DefaultProfile()
+	}
+	return &Kubelet{profile: p}
+}
+
+// Name returns "kubelet".
+func (k *Kubelet) Name() string { return "kubelet" }
+
+// Sync registers the node, schedules new pods, writes the status of every
+// pod of the node at now and removes the pods whose termination is over.
+func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	var res controller.Result
+	changed, err := k.ensureNode(ctx, c, now)
+	if err != nil {
+		return res, err
+	}
+	res.Changed = changed
+	list, err := c.List(ctx, podGVK)
+	if err != nil {
+		return res, fmt.Errorf("kubelet: list pods: %w", err)
+	}
+	ips := newIPAllocator(list.Items)
+	next := never
+	for _, pod := range list.Items {
+		r, err := k.syncPod(ctx, c, pod, now, ips)
+		if err != nil {
+			return res, err
+		}
+		res.Changed = res.Changed || r.changed
+		next = minTime(next, r.next)
+	}
+	if next != never {
+		res.RequeueAt = next
+	}
+	return res, nil
+}
+
+// ensureNode creates the Node when the cluster serves Nodes and has none.
+func (k *Kubelet) ensureNode(ctx context.Context, c cluster.Interface, now time.Time) (bool, error) {
+	if _, err := c.Mapper().ResourceFor(nodeGVK); err != nil {
+		return false, nil
+	}
+	if _, err := c.Get(ctx, nodeGVK, "", NodeName); err == nil {
+		return false, nil
+	} else if !cluster.IsNotFound(err) {
+		return false, fmt.Errorf("kubelet: get node %s: %w", NodeName, err)
+	}
+	ts := now.UTC().Format(time.RFC3339)
+	cond := func(typ, status, reason, msg string) any {
+		return map[string]any{"type": typ, "status": status, "reason": reason, "message": msg,
+			"lastHeartbeatTime": ts, "lastTransitionTime": ts}
+	}
+	resources := map[string]any{"cpu": "8", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
+	node := map[string]any{
+		"apiVersion": "v1", "kind": "Node",
+		"metadata": map[string]any{"name": NodeName, "labels": map[string]any{
+			"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+			"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
+		}},
+		"spec": map[string]any{"podCIDR": PodCIDR, "podCIDRs": []any{PodCIDR}},
+		"status": map[string]any{
+			"capacity": resources, "allocatable": value.DeepCopy(resources),
+			"conditions": []any{
+				cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+				cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+				cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+				cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+			},
+			"addresses": []any{
+				map[string]any{"type": "InternalIP", "address": HostIP},
+				map[string]any{"type": "Hostname", "address": NodeName},
+			},
+			"nodeInfo": map[string]any{
+				"architecture": "amd64", "operatingSystem": "linux", "osImage": "konverge simulated node",
+				"kubeletVersion": "v1.37.1", "containerRuntimeVersion": "konverge://sim",
+				"kernelVersion": "", "kubeProxyVersion": "", "machineID": "", "systemUUID": "", "bootID": "",
+			},
+		},
+	}
+	if _, err := c.Create(ctx, node); err != nil && !cluster.IsAlreadyExists(err) {
+		return false, fmt.Errorf("kubelet: register node %s: %w", NodeName, err)
+	}
+	return true, nil
+}
+
+type podResult struct {
+	changed bool
+	next    time.Time
+}
+
+// syncPod moves one pod on.
+func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[string]any, now time.Time, ips *ipAllocator) (podResult, error) {
+	res := podResult{next: never}
+	md := mapOf(pod, "metadata")
+	spec := mapOf(pod, "spec")
+	ns, name := str(md, "namespace"), str(md, "name")
+	node := str(spec, "nodeName")
+	if node != "" && node != NodeName {
+		return res, nil // bound to a node that does not exist
+	}
+	status := mapOf(pod, "status")
+	deleting := str(md, "deletionTimestamp") != ""
+	if node == "" {
+		if deleting {
+			return res, nil
+		}
+		return k.schedule(ctx, c, pod, now, ips)
+	}
+	start, err := time.Parse(time.RFC3339, str(status, "startTime"))
+	if err != nil {
+		// Bound by someone else (spec.nodeName in the manifest): accept it now.
+		start = now
+	}
+	newStatus, next, gone := k.statusAt(pod, start, now, ips)
+	res.next = next
+	if gone {
+		if err := c.Delete(ctx, podGVK, ns, name, cluster.GracePeriod(0), cluster.Preconditions{UID: str(md, "uid")}); err != nil && !cluster.IsNotFound(err) {
+			return res, fmt.Errorf("kubelet: remove pod %s/%s: %w", ns, name, err)
+		}
+		res.changed, res.next = true, never
+		return res, nil
+	}
+	if value.Equal(status, newStatus) {
+		return res, nil
+	}
+	upd := shallowCopy(pod)
+	upd["status"] = newStatus
+	if _, err := c.UpdateStatus(ctx, upd); err != nil {
+		if cluster.IsConflict(err) || cluster.IsNotFound(err) {
+			// Changed under us in this round: the next round sees it.
+			res.changed = true
+			return res, nil
+		}
+		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
+	}
+	res.changed = true
+	return res, nil
+}
+
+// schedule binds a new pod to the node (or reports why it cannot be) and
+// starts its status.
+func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[string]any, now time.Time, ips *ipAllocator) (podResult, error) {
+	res := podResult{next: never}
+	md, spec := mapOf(pod, "metadata"), mapOf(pod, "spec")
+	ns, name := str(md, "namespace"), str(md, "name")
+	status := mapOf(pod, "status")
+	reason, msg := "", ""
+	if gates, _ := spec["schedulingGates"].([]any); len(gates) > 0 {
+		reason, msg = "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates"
+	} else if !matchesNode(spec) {
+		reason, msg = "Unschedulable", "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+	}
+	if reason != "" {
+		st := value.DeepCopyObject(status)
+		st["phase"] = "Pending"
+		setConditions(st, []any{condition("PodScheduled", "False", reason, msg, status, now)})
+		if value.Equal(st, status) {
+			return res, nil
+		}
+		upd := shallowCopy(pod)
+		upd["status"] = st
+		if _, err := c.UpdateStatus(ctx, upd); err != nil && !cluster.IsConflict(err) && !cluster.IsNotFound(err) {
+			return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
+		}
+		res.changed = true
+		return res, nil
+	}
+	binding := map[string]any{
+		"apiVersion": "v1", "kind": "Binding",
+		"metadata": map[string]any{"name": name, "namespace": ns, "uid": str(md, "uid")},
+		"target":   map[string]any{"apiVersion": "v1", "kind": "Node", "name": NodeName},
+	}
+	if _, err := c.Create(ctx, binding); err != nil {
+		if cluster.IsConflict(err) || cluster.IsNotFound(err) {
+			res.changed = true
+			return res, nil
+		}
+		return res, fmt.Errorf("kubelet: bind pod %s/%s to %s: %w", ns, name, NodeName, err)
+	}
+	out, err := c.Get(ctx, podGVK, ns, name)
+	if err != nil {
+		return res, fmt.Errorf("kubelet: get pod %s/%s: %w", ns, name, err)
+	}
+	st, next, _ := k.statusAt(out, now, now, ips)
+	upd := shallowCopy(out)
+	upd["status"] = st
+	if _, err := c.UpdateStatus(ctx, upd); err != nil && !cluster.IsConflict(err) && !cluster.IsNotFound(err) {
+		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
+	}
+	res.changed, res.next = true, next
+	return res, nil
+}
+
+// nodeLabels are the labels of the node, for nodeSelector.
+var nodeLabels = map[string]string{
+	"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+	"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
+}
+
+func matchesNode(spec map[string]any) bool {
+	sel, _ := spec["nodeSelector"].(map[string]any)
+	for k, v := range sel {
+		if s, _ := v.(string); nodeLabels[k] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// statusAt computes the status of a pod accepted at start, at now, with
+// the next time it changes; gone reports a terminating pod whose
+// containers have all stopped.
+func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllocator) (st map[string]any, next time.Time, gone bool) {
+	md, spec := mapOf(pod, "metadata"), mapOf(pod, "spec")
+	old := mapOf(pod, "status")
+	st = value.DeepCopyObject(old)
+	if st == nil {
+		st = map[string]any{}
+	}
+	policy := str(spec, "restartPolicy")
+	if policy == "" {
+		policy = "Always"
+	}
+	// A terminating pod is frozen at the start of its termination; its
+	// containers stop and it goes once they all have.
+	t := now
+	deleting := false
+	var killAt, deadline time.Time
+	if dts := str(md, "deletionTimestamp"); dts != "" {
+		if dt, err := time.Parse(time.RFC3339, dts); err == nil {
+			grace, _ := md["deletionGracePeriodSeconds"].(int64)
+			deadline = dt
+			killAt = dt.Add(-time.Duration(grace) * time.Second)
+			if killAt.Before(start) {
+				killAt = start
+			}
+			deleting = true
+			t = minTime(now, killAt)
+		}
+	}
+	next = never
+	note := func(x time.Time) {
+		if x.After(now) {
+			next = minTime(next, x)
+		}
+	}
+
+	inits := listOf(spec, "initContainers")
+	ctrs := listOf(spec, "containers")
+	initStatuses := make([]any, 0, len(inits))
+	var pendingInit []string
+	initFailed := false
+	creating := start
+	initialized := true
+	// stops is how long the running containers take to stop; Never: they
+	// ignore SIGTERM.
+	stops := time.Duration(0)
+	running := func(s ctrState, b behaviour) {
+		switch {
+		case !s.running || stops == time.Duration(Never):
+		case b.stop == time.Duration(Never) || b.stop > stops:
+			stops = b.stop
+		}
+	}
+	for _, x := range inits {
+		cm, _ := x.(map[string]any)
+		if !initialized {
+			initStatuses = append(initStatuses, k.containerStatus(pod, cm, ctrState{waitingReason: "PodInitializing"}, false, old, "initContainerStatuses"))
+			pendingInit = append(pendingInit, str(cm, "name"))
+			continue
+		}
+		in := k.input(cm, policy, true)
+		s := in.at(creating, t)
+		note(s.next)
+		running(s, in.b)
+		initStatuses = append(initStatuses, k.containerStatus(pod, cm, s, true, old, "initContainerStatuses"))
+		switch {
+		case s.failed:
+			initFailed, initialized = true, false
+			pendingInit = append(pendingInit, str(cm, "name"))
+		case s.done.After(t):
+			initialized = false
+			pendingInit = append(pendingInit, str(cm, "name"))
+		default:
+			creating = s.done
+		}
+	}
+	var ctrStatuses []any
+	var counts struct{ waiting, running, stopped, succeeded int }
+	var unready []string
+	for _, x := range ctrs {
+		cm, _ := x.(map[string]any)
+		var s ctrState
+		var b behaviour
+		if !initialized {
+			s = ctrState{waitingReason: "PodInitializing"}
+		} else {
+			in := k.input(cm, policy, false)
+			b = in.b
+			s = in.at(creating, t)
+			note(s.next)
+			running(s, b)
+		}
+		if deleting {
+			s.ready = false
+		}
+		if !s.ready {
+			unready = append(unready, str(cm, "name"))
+		}
+		switch {
+		case s.running:
+			counts.running++
+		case s.terminated != nil:
+			counts.stopped++
+			if s.terminated.code == 0 {
+				counts.succeeded++
+			}
+		case s.last != nil:
+			counts.stopped++
+		default:
+			counts.waiting++
+		}
+		ctrStatuses = append(ctrStatuses, k.containerStatus(pod, cm, s, false, old, "containerStatuses"))
+	}
+
+	// Phase, as the kubelet's getPhase.
+	phase := "Pending"
+	switch {
+	case initFailed && policy == "Never":
+		phase = "Failed"
+	case !initialized || counts.waiting > 0:
+		phase = "Pending"
+	case counts.running > 0:
+		phase = "Running"
+	case counts.stopped > 0:
+		switch {
+		case policy == "Always":
+			phase = "Running"
+		case counts.stopped == counts.succeeded:
+			phase = "Succeeded"
+		case policy == "Never":
+			phase = "Failed"
+		default:
+			phase = "Running"
+		}
+	}
+	if p := str(old, "phase"); p == "Succeeded" || p == "Failed" {
+		phase = p // terminal phases are final
+	}
+
+	if deleting {
+		end := killAt.Add(stops)
+		if stops == time.Duration(Never) || end.After(deadline) {
+			end = deadline
+		}
+		if phase == "Succeeded" || phase == "Failed" || !now.Before(end) {
+			return nil, never, true
+		}
+		next = minTime(never, end)
+		if !end.After(now) {
+			next = never
+		}
+	}
+
+	st["phase"] = phase
+	st["hostIP"] = HostIP
+	st["hostIPs"] = []any{map[string]any{"ip": HostIP}}
+	ip := str(old, "podIP")
+	if b, _ := spec["hostNetwork"].(bool); b {
+		ip = HostIP
+	} else if ip == "" {
+		ip = ips.next()
+	}
+	st["podIP"] = ip
+	st["podIPs"] = []any{map[string]any{"ip": ip}}
+	st["startTime"] = start.UTC().Format(time.RFC3339)
+	if len(inits) > 0 {
+		st["initContainerStatuses"] = initStatuses
+	} else {
+		delete(st, "initContainerStatuses")
+	}
+	st["containerStatuses"] = ctrStatuses
+
+	// Conditions, in the kubelet's order.
+	ts := func(x time.Time) string { return x.UTC().Format(time.RFC3339) }
+	conds := []any{}
+	readyToStart := condition("PodReadyToStartContainers", "True", "", "", old, now)
+	readyToStart["lastTransitionTime"] = ts(start)
+	conds = append(conds, readyToStart)
+	if initialized {
+		c := condition("Initialized", "True", "", "", old, now)
+		if len(inits) > 0 {
+			c["lastTransitionTime"] = ts(creating)
+		} else {
+			c["lastTransitionTime"] = ts(start)
+		}
+		conds = append(conds, c)
+	} else {
+		conds = append(conds, condition("Initialized", "False", "ContainersNotInitialized",
+			"containers with incomplete status: ["+strings.Join(pendingInit, " ")+"]", old, now))
+	}
+	terminal := phase == "Succeeded" || phase == "Failed"
+	containersReady := len(unready) == 0
+	var cr, ready map[string]any
+	switch {
+	case containersReady:
+		cr = condition("ContainersReady", "True", "", "", old, now)
+	case terminal:
+		cr = condition("ContainersReady", "False", "PodCompleted", "", old, now)
+	default:
+		cr = condition("ContainersReady", "False", "ContainersNotReady", "containers with unready status: ["+strings.Join(unready, " ")+"]", old, now)
+	}
+	var gateMsgs []string
+	for _, g := range listOf(spec, "readinessGates") {
+		gm, _ := g.(map[string]any)
+		typ := str(gm, "conditionType")
+		c := findCondition(old, typ)
+		if c == nil {
+			gateMsgs = append(gateMsgs, fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist.", typ))
+		} else if str(c, "status") != "True" {
+			gateMsgs = append(gateMsgs, fmt.Sprintf("the status of pod readiness gate %q is not \"True\", but %s", typ, str(c, "status")))
+		}
+	}
+	switch {
+	case terminal:
+		ready = condition("Ready", "False", "PodCompleted", "", old, now)
+	case !containersReady:
+		ready = condition("Ready", "False", "ContainersNotReady", "containers with unready status: ["+strings.Join(unready, " ")+"]", old, now)
+	case len(gateMsgs) > 0:
+		ready = condition("Ready", "False", "ReadinessGatesNotReady", strings.Join(gateMsgs, ", "), old, now)
+	default:
+		ready = condition("Ready", "True", "", "", old, now)
+	}
+	conds = append(conds, ready, cr)
+	sched := condition("PodScheduled", "True", "", "", old, now)
+	sched["lastTransitionTime"] = ts(start)
+	conds = append(conds, sched)
+	setConditions(st, conds)
+	return st, next, false
+}
+
+// input collects what decides a container's timeline.
+func (k *Kubelet) input(cm map[string]any, policy string, init bool) *ctrInput {
+	sidecar := init && str(cm, "restartPolicy") == "Always"
+	var command []string
+	for _, f := range []string{"command", "args"} {
+		for _, a := range listOf(cm, f) {
+			if s, ok := a.(string); ok {
+				command = append(command, s)
+			}
+		}
+	}
+	in := &ctrInput{
+		name:  str(cm, "name"),
+		image: str(cm, "image"),
+		b:     k.profile.behaviourOf(str(cm, "image"), str(cm, "name"), command, init && !sidecar),
+	}
+	switch {
+	case sidecar || (!init && policy == "Always"):
+		in.restartOnSuccess, in.restartFail, in.sidecar = true, true, sidecar
+	case policy == "Never":
+	default: // OnFailure, or an init container under Always
+		in.restartFail = true
+	}
+	if !init || sidecar {
+		in.readiness = probeOf(cm, "readinessProbe")
+		in.liveness = probeOf(cm, "livenessProbe")
+		in.startup = probeOf(cm, "startupProbe")
+	}
+	return in
+}
+
+func probeOf(cm map[string]any, field string) *probeSpec {
+	p, _ := cm[field].(map[string]any)
+	if p == nil {
+		return nil
+	}
+	sec := func(f string, def int64) time.Duration {
+		if v, ok := p[f].(int64); ok && v > 0 {
+			return time.Duration(v) * time.Second
+		}
+		return time.Duration(def) * time.Second
+	}
+	num := func(f string, def int64) int64 {
+		if v, ok := p[f].(int64); ok && v > 0 {
+			return v
+		}
+		return def
+	}
+	return &probeSpec{
+		delay: sec("initialDelaySeconds", 0), period: sec("periodSeconds", 10), timeout: sec("timeoutSeconds", 1),
+		success: num("successThreshold", 1), failure: num("failureThreshold", 3),
+	}
+}
+
+// containerStatus writes one container's status.
+func (k *Kubelet) containerStatus(pod, cm map[string]any, s ctrState, init bool, old map[string]any, field string) map[string]any {
+	name, image := str(cm, "name"), str(cm, "image")
+	out := map[string]any{
+		"name": name, "image": image, "imageID": "",
+		"ready": s.ready, "restartCount": s.restarts,
+		"started": s.running && s.started,
+	}
+	if init && str(cm, "restartPolicy") != "Always" {
+		out["started"] = s.running
+	}
+	if s.pulled {
+		out["imageID"] = fullImage(image) + "@sha256:" + digest(NormalizeImage(image))
+	}
+	uid := str(mapOf(pod, "metadata"), "uid")
+	if s.ran {
+		out["containerID"] = "containerd://" + digest(uid+"/"+name+"/"+strconv.FormatInt(s.restarts, 10))
+	}
+	ts := func(x time.Time) string { return x.UTC().Format(time.RFC3339) }
+	termOf := func(t *term) map[string]any {
+		return map[string]any{"exitCode": t.code, "reason": t.reason, "startedAt": ts(t.startedAt), "finishedAt": ts(t.finishedAt),
+			"containerID": out["containerID"]}
+	}
+	state := map[string]any{}
+	switch {
+	case s.running:
+		state["running"] = map[string]any{"startedAt": ts(s.startedAt)}
+	case s.terminated != nil:
+		state["terminated"] = termOf(s.terminated)
+	default:
+		w := map[string]any{"reason": s.waitingReason}
+		if s.waitingMessage != "" {
+			msg := s.waitingMessage
+			if s.waitingReason == "CrashLoopBackOff" {
+				md := mapOf(pod, "metadata")
+				msg += " pod=" + str(md, "name") + "_" + str(md, "namespace") + "(" + uid + ")"
+			}
+			w["message"] = msg
+		}
+		state["waiting"] = w
+	}
+	out["state"] = state
+	last := map[string]any{}
+	if s.last != nil {
+		lt := termOf(s.last)
+		lt["containerID"] = "containerd://" + digest(uid+"/"+name+"/"+strconv.FormatInt(s.restarts-1, 10))
+		last["terminated"] = lt
+	}
+	out["lastState"] = last
+	return out
+}
+
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// condition builds a pod condition, keeping the old transition time when
+// its status did not change.
+func condition(typ, status, reason, msg string, old map[string]any, now time.Time) map[string]any {
+	c := map[string]any{"type": typ, "status": status, "lastProbeTime": nil}
+	if reason != "" {
+		c["reason"] = reason
+	}
+	if msg != "" {
+		c["message"] = msg
+	}
+	c["lastTransitionTime"] = now.UTC().Format(time.RFC3339)
+	if o := findCondition(old, typ); o != nil && str(o, "status") == status {
+		if lt := str(o, "lastTransitionTime"); lt != "" {
+			c["lastTransitionTime"] = lt
+		}
+	}
+	return c
+}
+
+func findCondition(status map[string]any, typ string) map[string]any {
+	for _, x := range listOf(status, "conditions") {
+		if c, _ := x.(map[string]any); str(c, "type") == typ {
+			return c
+		}
+	}
+	return nil
+}
+
+// ownConditions are the condition types the kubelet writes; others (those
+// of readiness gates) are kept as they are.
+var ownConditions = map[string]bool{"PodReadyToStartContainers": true, "Initialized": true, "Ready": true, "ContainersReady": true, "PodScheduled": true}
+
+func setConditions(st map[string]any, conds []any) {
+	own := map[string]bool{}
+	for _, c := range conds {
+		own[str(c.(map[string]any), "type")] = true
+	}
+	for _, x := range listOf(st, "conditions") {
+		if c, _ := x.(map[string]any); c != nil && !own[str(c, "type")] && !ownConditions[str(c, "type")] {
+			conds = append(conds, c)
+		}
+	}
+	st["conditions"] = conds
+}
+
+// ipAllocator hands out the pod addresses no pod holds, lowest first.
+type ipAllocator struct {
+	used map[string]bool
+	n    int
+}
+
+func newIPAllocator(pods []cluster.Object) *ipAllocator {
+	a := &ipAllocator{used: map[string]bool{}, n: 1}
+	for _, p := range pods {
+		if ip := str(mapOf(p, "status"), "podIP"); ip != "" {
+			a.used[ip] = true
+		}
+	}
+	return a
+}
+
+func (a *ipAllocator) next() string {
+	for {
+		a.n++
+		if a.n%256 == 0 || a.n%256 == 255 {
+			continue
+		}
+		ip := fmt.Sprintf("10.244.%d.%d", a.n/256, a.n%256)
+		if !a.used[ip] {
+			a.used[ip] = true
+			return ip
+		}
+	}
+}
+
+func mapOf(m map[string]any, f string) map[string]any {
+	v, _ := m[f].(map[string]any)
+	return v
+}
+
+func listOf(m map[string]any, f string) []any {
+	v, _ := m[f].([]any)
+	return v
+}
+
+func str(m map[string]any, f string) string {
+	s, _ := m[f].(string)
+	return s
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package kubelet
+
+import (
+	"strings"
+	"time"
+)
+
+// The simulation is a pure function of the pod's spec, the time its
+// kubelet accepted it (status.startTime), the profile and the cluster time:
+// the timeline of every container is computed from those, so that the
+// kubelet keeps no state and the status it writes at a time is always the
+// same. Each computation also yields the next time the status changes,
+// which the kubelet returns as its RequeueAt.
+
+// never is a time after every other.
+var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// The back-off of container restarts and image pulls: 10s, doubling, at
+// most 5 minutes; it starts over after a container ran for 10 minutes.
+const (
+	backoffInitial = 10 * time.Second
+	backoffMax     = 5 * time.Minute
+	backoffReset   = 10 * time.Minute
+)
+
+func backoff(level int) time.Duration {
+	d := backoffInitial
+	for i := 0; i < level && d < backoffMax; i++ {
+		d *= 2
+	}
+	return min(d, backoffMax)
+}
+
+// probeSpec is a container's probe as the pod spec gives it, defaulted.
+type probeSpec struct {
+	delay, period, timeout time.Duration
+	success, failure       int64
+}
+
+// probeRun is where a probe's answers change during one run of a
+// container: probes at base + k*period; successes for k in [ks, kf).
+type probeRun struct {
+	p        *probeSpec
+	base     time.Time
+	ks, kf   int64 // kf < 0: no end
+	succeeds bool  // some probe succeeds
+}
+
+func (r probeRun) at(k int64) time.Time { return r.base.Add(time.Duration(k) * r.p.period) }
+
+// indexAtOrAfter is the first k with base + k*period >= t.
+func indexAtOrAfter(base time.Time, period time.Duration, t time.Time) int64 {
+	if !t.After(base) {
+		return 0
+	}
+	d := t.Sub(base)
+	return int64((d + period - 1) / period)
+}
+
+// newProbeRun places the answers of rule for a run started at R, probing
+// from gate on (after the initial delay).
+func newProbeRun(p *probeSpec, rule ProbeRule, R, gate time.Time) probeRun {
+	r := probeRun{p: p, base: maxTime(R.Add(p.delay), gate), kf: -1}
+	if rule.Latency > 0 && time.Duration(rule.Latency) >= p.timeout {
+		return r
+	}
+	r.ks = indexAtOrAfter(r.base, p.period, R.Add(time.Duration(rule.SuccessAfter)))
+	if rule.FailAfter > 0 {
+		r.kf = indexAtOrAfter(r.base, p.period, R.Add(time.Duration(rule.FailAfter)))
+	}
+	r.succeeds = r.kf < 0 || r.ks < r.kf
+	return r
+}
+
+// killAt is when failureThreshold failures in a row kill the container
+// (liveness, startup before its success); never if they do not.
+func (r probeRun) killAt() time.Time {
+	f := max(r.p.failure, 1)
+	if !r.succeeds || r.ks >= f {
+		return r.at(f - 1)
+	}
+	if r.kf >= 0 {
+		return r.at(r.kf + f - 1)
+	}
+	return never
+}
+
+// ctrInput is one container and what decides its timeline.
+type ctrInput struct {
+	name, image                   string
+	b                             behaviour
+	readiness, liveness, startup  *probeSpec
+	restartOnSuccess, restartFail bool
+	// sidecar is an init container with restartPolicy Always: it counts as
+	// done once started and keeps running.
+	sidecar bool
+}
+
+// term is a terminated state.
+type term struct {
+	code                  int64
+	reason                string
+	startedAt, finishedAt time.Time
+}
+
+// ctrState is a container at one time.
+type ctrState struct {
+	waitingReason  string // "" when running or terminated
+	waitingMessage string
+	running        bool
+	startedAt      time.Time
+	terminated     *term
+	last           *term
+	restarts       int64
+	ready, started bool
+	// ran reports the container has run (it has a container id).
+	ran bool
+	// pulled reports that its image was pulled.
+	pulled bool
+	// next is the next time this state changes; never if it does not.
+	next time.Time
+	// done is when an init container completed (a sidecar: started),
+	// never if it has not by now.
+	done time.Time
+	// failed reports an init container that failed and will not restart.
+	failed bool
+}
+
+// run is one run of a container.
+type run struct {
+	start, end time.Time // end: never if it does not end
+	code       int64
+	reason     string
+	started    time.Time // startup probe success (start without one)
+	readyFrom  time.Time // never: not ready during this run
+	readyUntil time.Time
+}
+
+func (c *ctrInput) run(R time.Time) run {
+	r := run{start: R, end: never, started: R, readyUntil: never}
+	if c.b.exits {
+		r.end, r.code = R.Add(c.b.exitAfter), c.b.exitCode
+		switch {
+		case c.b.oom:
+			r.reason = "OOMKilled"
+		case r.code == 0:
+			r.reason = "Completed"
+		default:
+			r.reason = "Error"
+		}
+	}
+	kill := func(at time.Time) {
+		if at.Before(r.end) {
+			r.end, r.code, r.reason = at, 137, "Error"
+		}
+	}
+	if c.startup != nil {
+		pr := newProbeRun(c.startup, c.b.startup, R, R)
+		if k := pr.killAt(); pr.succeeds && pr.ks < max(c.startup.failure, 1) {
+			r.started = pr.at(pr.ks)
+		} else {
+			r.started = never
+			kill(k)
+		}
+	}
+	if r.started != never && c.liveness != nil {
+		kill(newProbeRun(c.liveness, c.b.liveness, R, r.started).killAt())
+	}
+	r.readyFrom = r.started
+	if c.readiness != nil && r.started != never {
+		pr := newProbeRun(c.readiness, c.b.readiness, R, r.started)
+		r.readyFrom = never
+		if pr.succeeds {
+			k := pr.ks + max(c.readiness.success, 1) - 1
+			if pr.kf < 0 || k < pr.kf {
+				r.readyFrom = pr.at(k)
+				if pr.kf >= 0 {
+					r.readyUntil = pr.at(pr.kf + max(c.readiness.failure, 1) - 1)
+				}
+			}
+		}
+	}
+	if r.started.After(r.end) {
+		r.started = never
+	}
+	r.readyUntil = minTime(r.readyUntil, r.end)
+	if !r.readyFrom.Before(r.readyUntil) {
+		r.readyFrom, r.readyUntil = never, never
+	}
+	return r
+}
+
+// at is the container at time t when its kubelet began creating it at C.
+func (c *ctrInput) at(C, t time.Time) ctrState {
+	s := ctrState{next: never, done: never}
+	pulled := C.Add(c.b.pull)
+	if t.Before(pulled) {
+		s.waitingReason, s.next = "ContainerCreating", pulled
+		return s
+	}
+	if c.b.pullFails {
+		// ErrImagePull for a second, then ImagePullBackOff until the next
+		// pull fails again.
+		x := pulled
+		for level := 0; ; level++ {
+			if t.Before(x.Add(time.Second)) {
+				s.waitingReason, s.next = "ErrImagePull", x.Add(time.Second)
+				s.waitingMessage = pullErrorMessage(c.image)
+				return s
+			}
+			nx := x.Add(time.Second + backoff(level) + c.b.pull)
+			if t.Before(nx) {
+				s.waitingReason, s.next = "ImagePullBackOff", nx
+				s.waitingMessage = `Back-off pulling image "` + c.image + `"`
+				return s
+			}
+			if backoff(level) == backoffMax {
+				// Skip whole capped periods at once.
+				period := time.Second + backoffMax + c.b.pull
+				n := t.Sub(nx) / period
+				x = nx.Add(n * period)
+				continue
+			}
+			x = nx
+		}
+	}
+	s.pulled = true
+	R := pulled.Add(c.b.start)
+	if t.Before(R) {
+		s.waitingReason, s.next = "ContainerCreating", R
+		return s
+	}
+	s.ran = true
+	level := 0
+	for {
+		r := c.run(R)
+		if c.sidecar && r.started != never && s.done == never {
+			s.done = r.started
+		}
+		if t.Before(r.end) {
+			s.running, s.startedAt = true, r.start
+			s.started = !t.Before(r.started)
+			s.ready = !t.Before(r.readyFrom) && t.Before(r.readyUntil)
+			for _, x := range []time.Time{r.started, r.readyFrom, r.readyUntil, r.end} {
+				if x.After(t) {
+					s.next = minTime(s.next, x)
+				}
+			}
+			return s
+		}
+		tm := &term{code: r.code, reason: r.reason, startedAt: r.start, finishedAt: r.end}
+		restart := c.restartFail
+		if r.code == 0 {
+			restart = c.restartOnSuccess
+		}
+		if !restart {
+			s.terminated = tm
+			if r.code == 0 && !c.sidecar {
+				s.done = r.end
+			} else if r.code != 0 {
+				s.failed = true
+			}
+			return s
+		}
+		if r.end.Sub(r.start) >= backoffReset {
+			level = 0
+		}
+		d := backoff(level)
+		level++
+		s.restarts++
+		s.last = tm
+		R = r.end.Add(d)
+		if t.Before(R) {
+			s.waitingReason, s.next = "CrashLoopBackOff", R
+			s.waitingMessage = "back-off " + d.String() + " restarting failed container=" + c.name
+			return s
+		}
+	}
+}
+
+// fullImage is an image as the runtime names it: docker.io/library/nginx:1.161.
+func fullImage(image string) string {
+	n := NormalizeImage(image)
+	first, _, ok := strings.Cut(n, "/")
+	switch {
+	case !ok:
+		return "docker.io/library/" + n
+	case !strings.ContainsAny(first, ".:") && first != "localhost":
+		return "docker.io/" + n
+	}
+	return n
+}
+
+func pullErrorMessage(image string) string {
+	f := fullImage(image)
+	return `rpc error: code = NotFound desc = failed to pull and unpack image "` + f + `": failed to resolve reference "` + f + `": ` + f + `: not found`
+}
