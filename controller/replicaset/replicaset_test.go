@@ -37,7 +37,7 @@ func newRS(name string, replicas int64) map[string]any {
 			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
 			"template": map[string]any{
 				"metadata": map[string]any{"labels": map[string]any{"app": name}},
-				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
 			},
 		},
 	}
