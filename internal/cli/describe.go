@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/describe"
+	"github.com/konverge/konverge/internal/printer"
+)
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewDescribeCmd(&DescribeOptions{Globals: g})
+	})
+}
+
+// describeLocation is the time zone describe prints timestamps in; nil
+// means time.Local (tests pin it).
+var describeLocation *time.Location
+
+// DescribeOptions are the flags of konverge describe.
+type DescribeOptions struct {
+	*Globals
+	Selector      string
+	AllNamespaces bool
+	ShowEvents    bool
+	showEventsSet bool
+}
+
+// NewDescribeCmd returns the describe command.
+func NewDescribeCmd(o *DescribeOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "describe (TYPE[.VERSION][.GROUP] [NAME_PREFIX | -l label] | TYPE[.VERSION][.GROUP]/NAME)",
+		Short: "Show details of a specific resource or group of resources",
+		Long: `Show details of a specific resource or group of resources, as kubectl describe does,
+with the events about each object. "describe TYPE NAME_PREFIX" describes the object named
+NAME_PREFIX, or else every object whose name starts with it.`,
+		Example: `  konverge describe deployment nginx-deployment
+  konverge describe pods -l app=nginx`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.complete(cmd)
+			o.showEventsSet = cmd.Flags().Changed("show-events")
+			return o.Run(cmd.Context(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	f.BoolVar(&o.ShowEvents, "show-events", true, "If true, display events related to the described object.")
+	return cmd
+}
+
+// Run describes the objects args name.
+func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return failOne(o.ErrOut, fmt.Errorf("You must specify the type of resource to describe. Use \"konverge api-resources\" for a complete list of supported resources."))
+	}
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	defer sess.Close(ctx)
+	reqs, err := resolveResourceArgs(sess.Mapper(), args)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	ns := o.Ns()
+	if o.AllNamespaces {
+		ns = ""
+	}
+	var found []gotObject
+	var errs []error
+	for _, r := range reqs {
+		if len(r.Names) == 0 {
+			if err := checkListSelector(r.Resource, o.Selector); err != nil {
+				return failOne(o.ErrOut, err)
+			}
+			items, err := listRequest(ctx, sess.Cluster, r.Resource, ns, o.Selector)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, it := range items {
+				found = append(found, gotObject{r.Resource, it})
+			}
+			continue
+		}
+		for _, n := range r.Names {
+			obj, err := sess.Cluster.Get(ctx, r.Resource.GVK, o.objectNamespace(r.Resource), n)
+			if err == nil {
+				found = append(found, gotObject{r.Resource, obj})
+				continue
+			}
+			// kubectl describe TYPE PREFIX: the objects whose names start with
+			// PREFIX, when none is named PREFIX.
+			if cluster.IsNotFound(err) && len(args) == 2 && !strings.Contains(args[0], ",") {
+				items, lerr := listRequest(ctx, sess.Cluster, r.Resource, o.objectNamespace(r.Resource), "")
+				if lerr == nil {
+					var matched []gotObject
+					for _, it := range items {
+						if strings.HasPrefix(printer.Str(it, "metadata", "name"), n) {
+							matched = append(matched, gotObject{r.Resource, it})
+						}
+					}
+					if len(matched) > 0 {
+						found = append(found, matched...)
+						continue
+					}
+				}
+			}
+			errs = append(errs, err)
+		}
+	}
+	showEvents := o.ShowEvents
+	if (len(errs) > 0 || len(found) > 1) && !o.showEventsSet {
+		showEvents = false
+	}
+	for i, f := range found {
+		s, err := describe.Describe(ctx, sess.Cluster, f.res, f.obj, describe.Options{
+			Now: sess.now(), HideEvents: !showEvents, Location: describeLocation,
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprint(o.Out, "\n\n")
+		}
+		fmt.Fprint(o.Out, s)
+	}
+	if len(found) == 0 && len(errs) == 0 {
+		if o.AllNamespaces {
+			fmt.Fprintln(o.ErrOut, "No resources found")
+		} else {
+			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.Ns())
+		}
+	}
+	return reportErrors(o.ErrOut, errs)
+}

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/selector"
+)
+
+// testOpen, when set by tests, replaces Globals.Open for the commands of
+// this file's family (get, describe, scale, patch, label, annotate, edit),
+// so that tests pin the cluster's clock.
+var testOpen func(ctx context.Context, g *Globals) (*Session, error)
+
+// openResourceSession opens the cluster for one command (through
+// openSession, or testOpen in tests).
+func (g *Globals) openResourceSession(ctx context.Context) (*Session, error) {
+	if testOpen != nil {
+		return testOpen(ctx, g)
+	}
+	return g.openSession(ctx)
+}
+
+// now returns the cluster's time.
+func (s *Session) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// resourceRequest is one kind with the names asked for (none: all).
+type resourceRequest struct {
+	Resource cluster.Resource
+	Names    []string
+}
+
+// resolveResourceArgs reads kubectl's resource arguments: "KIND NAME...",
+// "KIND1,KIND2 [NAME...]" or "KIND/NAME..." (every argument in that form).
+// Kinds resolve through the cluster's Mapper (short names, plurals,
+// "deployment.apps"); a kind that does not resolve is kubectl's error
+// `the server doesn't have a resource type "foo"`.
+func resolveResourceArgs(m cluster.Mapper, args []string) ([]resourceRequest, error) {
+	if len(args) == 0 {
+		return nil, errors.New("you must specify the type of resource")
+	}
+	slash := false
+	for _, a := range args {
+		if strings.Contains(a, "/") {
+			slash = true
+		}
+	}
+	if slash {
+		var out []resourceRequest
+		for _, a := range args {
+			kind, name, ok := strings.Cut(a, "/")
+			if !ok {
+				return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'konverge get resource/<resource_name>' instead of 'konverge get resource resource/<resource_name>'")
+			}
+			if name == "" {
+				return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name")
+			}
+			res, err := findResource(m, kind)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, resourceRequest{Resource: res, Names: []string{name}})
+		}
+		return out, nil
+	}
+	var out []resourceRequest
+	for _, kind := range strings.Split(args[0], ",") {
+		if kind == "" {
+			continue
+		}
+		res, err := findResource(m, kind)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, resourceRequest{Resource: res, Names: append([]string(nil), args[1:]...)})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("you must specify the type of resource")
+	}
+	return out, nil
+}
+
+// findResource resolves a kind name; its failure is a client-side error,
+// not the API server's.
+func findResource(m cluster.Mapper, kind string) (cluster.Resource, error) {
+	res, err := m.Find(kind)
+	if err != nil {
+		var se *cluster.StatusError
+		if errors.As(err, &se) {
+			return res, errors.New(se.Message)
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// objectNamespace is the namespace a request for res acts in.
+func (g *Globals) objectNamespace(res cluster.Resource) string {
+	if !res.Namespaced {
+		return ""
+	}
+	return g.Ns()
+}
+
+// listRequest lists the objects of a request without names: in the
+// namespace (or all with allNamespaces) and matching labelSel.
+func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns string, labelSel string) ([]map[string]any, error) {
+	var opts []cluster.ListOption
+	if res.Namespaced && ns != "" {
+		opts = append(opts, cluster.InNamespace(ns))
+	}
+	if labelSel != "" {
+		opts = append(opts, cluster.MatchingLabels(labelSel))
+	}
+	l, err := c.List(ctx, res.GVK, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// checkListSelector validates a -l selector as the API server does, failing
+// with kubectl's error for the list it would have sent.
+func checkListSelector(res cluster.Resource, sel string) error {
+	if sel == "" {
+		return nil
+	}
+	if _, err := selector.ParseLabels(sel); err != nil {
+		reason := err.Error()
+		var se *selector.Error
+		if errors.As(err, &se) {
+			reason = se.Reason
+		}
+		subj := res.GVK.Group + "/" + res.GVK.Version + ", Resource=" + res.Plural
+		return &cluster.StatusError{Code: 400, Reason: cluster.ReasonBadRequest,
+			Message: fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %s", subj, sel, "", reason)}
+	}
+	return nil
+}
+
+// objectRef prints "deployment.apps/web", kubectl's name of an object in
+// result lines.
+func objectRef(res cluster.Resource, name string) string {
+	return printer.KindPrefix(res) + "/" + name
+}
+
+// errorText prints err as kubectl prints a failed command's error:
+// "Error from server (NotFound): ..." for API errors, kubectl's text for
+// invalid objects, "error: ..." for the rest.
+func errorText(err error) string {
+	var se *cluster.StatusError
+	if errors.As(err, &se) {
+		if se.Reason == cluster.ReasonInvalid {
+			if len(se.Causes) > 1 {
+				var b strings.Builder
+				fmt.Fprintf(&b, "The %s %q is invalid: ", se.Kind, se.Name)
+				for _, c := range se.Causes {
+					fmt.Fprintf(&b, "\n* %s: %s", c.Field, c.Message)
+				}
+				return b.String()
+			}
+			return "The " + se.Message
+		}
+		if se.Reason != "" {
+			return fmt.Sprintf("Error from server (%s): %s", se.Reason, se.Message)
+		}
+		return "Error from server: " + se.Message
+	}
+	return "error: " + err.Error()
+}
+
+// reportErrors prints errs to w as kubectl does and returns the exit
+// error of the command: nil when errs is empty.
+func reportErrors(w io.Writer, errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, err := range errs {
+		t := errorText(err)
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		fmt.Fprintln(w, strings.TrimSuffix(t, "\n"))
+	}
+	return &ExitError{Code: 1}
+}
+
+// failOne prints one error as kubectl and returns the exit error.
+func failOne(w io.Writer, err error) error { return reportErrors(w, []error{err}) }
