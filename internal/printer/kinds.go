@@ -90,9 +90,9 @@ var tables = map[string]kindTable{
 		}
 		return c
 	}},
-	"batch/Job":     {cols(colName, "Status", "Completions", "Duration", colAge, wideCIS), jobRow},
-	"batch/CronJob": {cols(colName, "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", colAge, wideCIS), cronJobRow},
-	"/Service": {cols(colName, "Type", "Cluster-IP", "External-IP", "Port(s)", colAge, Column{Name: "Selector", Wide: true}), serviceRow},
+	"batch/Job":                 {cols(colName, "Status", "Completions", "Duration", colAge, wideCIS), jobRow},
+	"batch/CronJob":             {cols(colName, "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", colAge, wideCIS), cronJobRow},
+	"/Service":                  {cols(colName, "Type", "Cluster-IP", "External-IP", "Port(s)", colAge, Column{Name: "Selector", Wide: true}), serviceRow},
 	"networking.k8s.io/Ingress": {cols(colName, "Class", "Hosts", "Address", "Ports", colAge), ingressRow},
 	"networking.k8s.io/IngressClass": {cols(colName, "Controller", "Parameters", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 		params := "<none>"
@@ -119,8 +119,8 @@ var tables = map[string]kindTable{
 	"/ConfigMap": {cols(colName, "Data", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 		return []string{name(o), itoa(int64(len(Map(o, "data")) + len(Map(o, "binaryData")))), age(o, now)}
 	}},
-	"/ServiceAccount": {cols(colName, colAge), nameAge},
-	"/Endpoints": {cols(colName, "Endpoints", colAge), endpointsRow},
+	"/ServiceAccount":        {cols(colName, colAge), nameAge},
+	"/Endpoints":             {cols(colName, "Endpoints", colAge), endpointsRow},
 	"/PersistentVolumeClaim": {cols(colName, "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", colAge, Column{Name: "VolumeMode", Wide: true}), pvcRow},
 	"apiextensions.k8s.io/CustomResourceDefinition": {cols(colName, "Created At"), createdAt},
 	"rbac.authorization.k8s.io/ClusterRole":         {cols(colName, "Created At"), createdAt},
