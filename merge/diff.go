@@ -44,6 +44,7 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 		patch[k] = v
 	}
 	var retainKeys []any
+	found := 0 // keys of modified that original has
 	for key, modV := range modified {
 		if o.buildRetainKeys && modV != nil {
 			retainKeys = append(retainKeys, key)
@@ -55,6 +56,7 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			}
 			continue
 		}
+		found++
 		if key == directiveMarker {
 			os, ok1 := origV.(string)
 			ms, ok2 := modV.(string)
@@ -140,9 +142,8 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			}
 			continue
 		default:
-			if !sameCategory(origV, modV) {
-				break
-			}
+			// A scalar: it changes when it is not equal, which it is not
+			// either when the types differ. Deletions have none.
 			if !o.ignoreChangesAndAdditions && !value.Equal(origV, modV) {
 				set(key, modV)
 			}
@@ -153,7 +154,7 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			set(key, modV)
 		}
 	}
-	if !o.ignoreDeletions {
+	if !o.ignoreDeletions && found < len(original) {
 		for key := range original {
 			if _, ok := modified[key]; !ok {
 				set(key, nil)
@@ -165,12 +166,6 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 		set(retainKeysDirective, retainKeys)
 	}
 	return patch, nil
-}
-
-// sameCategory reports whether two scalars (or nulls) are of one JSON type,
-// numbers being one type whatever their Go type.
-func sameCategory(a, b any) bool {
-	return value.TypeName(a) == value.TypeName(b)
 }
 
 func hasAdditionalField(original, modified map[string]any) bool {
@@ -249,10 +244,18 @@ func sortedScalars(l []any) []any {
 	return s
 }
 
+// smallList is the length up to which list algorithms find elements by a
+// linear scan instead of building an index map: for the few containers,
+// ports or env vars of a pod, comparing keys is cheaper than hashing them.
+const smallList = 16
+
 // diffListsOfMaps matches the elements of two lists by merge key and
 // returns the patch elements (in modified's order) and the deletion
 // directives (ordered by key, as kubectl orders them).
 func (d *differ) diffListsOfMaps(original, modified, other []any, t *schema.Type, mergeKey string, o diffOptions) (patch, deletions []any, err error) {
+	if len(original) <= smallList && len(modified) <= smallList && len(other) <= smallList {
+		return d.diffSmallListsOfMaps(original, modified, other, t, mergeKey, o)
+	}
 	elemT := t.Element()
 	type slot struct {
 		m       map[string]any
@@ -322,13 +325,111 @@ func (d *differ) diffListsOfMaps(original, modified, other []any, t *schema.Type
 			}
 			deletions = append(deletions, map[string]any{mergeKey: k, directiveMarker: deleteDirective})
 		}
-		if len(deletions) > 1 {
-			slices.SortStableFunc(deletions, func(a, b any) int {
-				return strings.Compare(keyString(a.(map[string]any)[mergeKey]), keyString(b.(map[string]any)[mergeKey]))
-			})
-		}
+		sortDeletions(deletions, mergeKey)
 	}
 	return patch, deletions, nil
+}
+
+// diffSmallListsOfMaps is diffListsOfMaps for lists of at most smallList
+// elements, matching them by linear scans.
+func (d *differ) diffSmallListsOfMaps(original, modified, other []any, t *schema.Type, mergeKey string, o diffOptions) (patch, deletions []any, err error) {
+	elemT := t.Element()
+	var origBuf, modBuf [smallList]any
+	origKeys, modKeys := origBuf[:len(original)], modBuf[:len(modified)]
+	for i, v := range original {
+		k, err := mergeKeyOf(v, mergeKey, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		origKeys[i] = k
+	}
+	var othMaps [smallList]map[string]any
+	var othKeys [smallList]any
+	for i, v := range other {
+		if m, ok := v.(map[string]any); ok {
+			if k, ok := m[mergeKey]; ok {
+				othMaps[i], othKeys[i] = m, k
+			}
+		}
+	}
+next:
+	for i, v := range modified {
+		k, err := mergeKeyOf(v, mergeKey, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		modKeys[i] = k
+		for _, prev := range modKeys[:i] {
+			if keyEqual(prev, k) {
+				continue next // a repeated key: its first element counts
+			}
+		}
+		mv := v.(map[string]any)
+		j := 0
+		for j < len(origKeys) && !keyEqual(origKeys[j], k) {
+			j++
+		}
+		if j == len(origKeys) {
+			if !o.ignoreChangesAndAdditions {
+				patch = append(patch, mv)
+			}
+			continue
+		}
+		// The last element of other with the key, as an index map keeps it.
+		var oth map[string]any
+		for x := len(other) - 1; x >= 0; x-- {
+			if othMaps[x] != nil && keyEqual(othKeys[x], k) {
+				oth = othMaps[x]
+				break
+			}
+		}
+		p, err := d.diffMaps(original[j].(map[string]any), mv, oth, elemT, o)
+		if err != nil {
+			return nil, nil, at(err, value.KeyElement(value.KeyField{Name: mergeKey, Value: k}))
+		}
+		if len(p) > 0 {
+			p[mergeKey] = k
+			patch = append(patch, p)
+		}
+	}
+	if !o.ignoreDeletions {
+	deleted:
+		for _, k := range origKeys {
+			for _, mk := range modKeys {
+				if keyEqual(mk, k) {
+					continue deleted
+				}
+			}
+			deletions = append(deletions, map[string]any{mergeKey: k, directiveMarker: deleteDirective})
+		}
+		sortDeletions(deletions, mergeKey)
+	}
+	return patch, deletions, nil
+}
+
+// sortDeletions orders deletion directives by key, as kubectl does.
+func sortDeletions(deletions []any, mergeKey string) {
+	if len(deletions) > 1 {
+		slices.SortStableFunc(deletions, func(a, b any) int {
+			return strings.Compare(keyString(a.(map[string]any)[mergeKey]), keyString(b.(map[string]any)[mergeKey]))
+		})
+	}
+}
+
+// keyEqual reports whether keyString(a) == keyString(b), without formatting
+// the common keys (strings, integers).
+func keyEqual(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return x == y
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
+	}
+	return keyString(a) == keyString(b)
 }
 
 // diffListsOfScalars returns the values added to and removed from a set,

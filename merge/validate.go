@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -21,6 +22,9 @@ const maxValidationErrors = 50
 // the field), and keys starting with "$" are patch directives, not checked.
 // The result joins one *FieldError per problem, sorted by path.
 func Validate(obj map[string]any, t *schema.Type) error {
+	if validObject(obj, t) {
+		return nil
+	}
 	v := validator{}
 	v.object(obj, t, make(value.Path, 0, 16))
 	if len(v.errs) == 0 {
@@ -186,4 +190,140 @@ func scalarMismatch(x any, st schema.ScalarType) string {
 		}
 	}
 	return ""
+}
+
+// validObject is Validate's fast path: it reports whether obj is valid
+// without building paths or errors. When it is not sure (a key of a type it
+// does not compare, a long list), it reports false and Validate runs the
+// validator, which has the last word.
+func validObject(m map[string]any, t *schema.Type) bool {
+	if t.KindOf() == schema.Untyped {
+		return true
+	}
+	for k, x := range m {
+		if x == nil || (len(k) > 0 && k[0] == '$') {
+			continue
+		}
+		if !validValue(x, t.Field(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+func validValue(x any, t *schema.Type) bool {
+	if x == nil {
+		return true
+	}
+	switch t.KindOf() {
+	case schema.Untyped:
+		return true
+	case schema.Struct, schema.Map:
+		m, ok := x.(map[string]any)
+		return ok && validObject(m, t)
+	case schema.List:
+		l, ok := x.([]any)
+		return ok && validList(l, t)
+	case schema.Scalar:
+		return scalarMismatch(x, t.Scalar) == ""
+	}
+	return true
+}
+
+// simpleKey reports whether a key value is of a type whose equality
+// validList decides with ==: strings, int64s, booleans and null.
+func simpleKey(v any) bool {
+	switch v.(type) {
+	case string, int64, bool, nil:
+		return true
+	}
+	return false
+}
+
+func validList(l []any, t *schema.Type) bool {
+	if len(l) > smallList {
+		return false
+	}
+	elemT := t.Element()
+	switch t.ListType {
+	case schema.MergeByKey:
+		var keys []string
+		if len(t.Keys) > 1 {
+			keys = t.Keys
+		}
+		// ids holds, for each element, its key values (with defaults), one
+		// after the other; directive elements and nulls have none.
+		var idBuf [4 * smallList]any
+		var hasID [smallList]bool
+		n := max(len(keys), 1)
+		if n > 4 {
+			return false
+		}
+		for i, x := range l {
+			m, ok := x.(map[string]any)
+			if !ok {
+				if x != nil {
+					return false
+				}
+				continue
+			}
+			if _, directive := m[directiveMarker]; directive {
+				continue
+			}
+			mk, ok := m[t.MergeKey]
+			if !ok || mk == nil || !simpleKey(mk) {
+				return false
+			}
+			id := idBuf[i*n : i*n+n]
+			if keys == nil {
+				id[0] = mk
+			} else {
+				for j, name := range keys {
+					kv, ok := m[name]
+					if !ok || kv == nil {
+						kv = elemT.Field(name).Default
+					}
+					// Validate compares full keys by their encoding, which
+					// writes every invalid UTF-8 sequence as U+FFFD.
+					if (kv == nil && j == 0) || !simpleKey(kv) {
+						return false
+					}
+					if s, ok := kv.(string); ok && !utf8.ValidString(s) {
+						return false
+					}
+					id[j] = kv
+				}
+			}
+			for p := range i {
+				if hasID[p] && slices.Equal(idBuf[p*n:p*n+n], id) {
+					return false
+				}
+			}
+			hasID[i] = true
+			if !validObject(m, elemT) {
+				return false
+			}
+		}
+	case schema.Set:
+		for i, el := range l {
+			if !simpleKey(el) {
+				return false
+			}
+			for _, prev := range l[:i] {
+				if prev == el {
+					return false
+				}
+			}
+			if !validValue(el, elemT) {
+				return false
+			}
+		}
+	default:
+		for _, el := range l {
+			if !validValue(el, elemT) {
+				return false
+			}
+		}
+	}
+	return true
 }

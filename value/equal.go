@@ -247,11 +247,9 @@ func IsInteger(v any) bool {
 // booleans are themselves, and null (nil, or a nil []any or map[string]any)
 // is nil. Objects and lists are not comparable and give ok=false.
 func Key(v any) (k any, ok bool) {
-	switch x := v.(type) {
-	case string, bool, nil:
-		return v, true
-	case int64:
-		return x, true
+	switch v.(type) {
+	case string, bool, nil, int64:
+		return v, true // v itself: re-boxing an int64 would allocate
 	}
 	if isNull(v) {
 		return nil, true
