@@ -172,3 +172,11 @@ func (c *Clock) Save(ctx context.Context, m Meta) error {
 	}
 	return nil
 }
+
+// Reset sets mode and time outright, even backwards, and forgets the last
+// settle: for `konverge cluster init --force`.
+func (c *Clock) Reset(mode Mode, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode, c.now, c.settled = mode, now.UTC(), Settled{}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 )
@@ -71,8 +72,11 @@ type Session struct {
 	// Store is the embedded cluster; nil for a real cluster.
 	Store *local.Store
 	// Now is the cluster's time (the virtual clock of the embedded
-	// cluster), for ages and timestamps; Open sets it to time.Now.
+	// cluster), for ages and timestamps.
 	Now func() time.Time
+	// Clock is the embedded cluster's virtual clock (see simhook.go);
+	// nil for a real cluster.
+	Clock *clock.Clock
 
 	closers []func(ctx context.Context) error
 }
@@ -111,11 +115,12 @@ func (g *Globals) Open(ctx context.Context) (*Session, error) {
 	if g.Kubeconfig != "" {
 		return nil, fmt.Errorf("--kubeconfig %s: real clusters are not supported by this build of konverge; leave out --kubeconfig to use the embedded cluster", g.Kubeconfig)
 	}
-	st, err := local.Open(g.StateDir(), local.Options{})
+	clk := newSessionClock(ctx)
+	st, err := local.Open(g.StateDir(), local.Options{Clock: clk})
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded cluster: %w", err)
 	}
-	s := &Session{Cluster: st, Store: st, Now: time.Now}
+	s := &Session{Cluster: st, Store: st, Now: clk.Now, Clock: clk}
 	for _, h := range openHooks {
 		if err := h(ctx, g, s); err != nil {
 			_ = s.Close(ctx)

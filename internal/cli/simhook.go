@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/konverge/konverge/clock"
+	"github.com/konverge/konverge/kubelet"
+	"github.com/konverge/konverge/sim"
+)
+
+// The simulation hook: every command that opens the embedded cluster
+// loads its virtual clock and simulation profile, catches the cluster up
+// (wall mode: to the wall time, running the controllers at every due time
+// on the way), and when the command closes the session, settles the
+// controllers over what the command wrote and saves the clock. A command
+// after which nothing was written and nothing is due does no controller
+// work at all: the clock records the store revision and the next due time
+// of the last settle.
+
+func init() {
+	openHooks = append(openHooks, simHook)
+}
+
+// simSession is the simulation state of one open session.
+type simSession struct {
+	runner *sim.Runner
+	// fresh reports a state that had no clock yet (never initialized).
+	fresh bool
+}
+
+var simSessions sync.Map // *Session → *simSession
+
+// Sim returns the runner of the session's controllers, on its virtual
+// clock: waiting commands (rollout status, wait) call
+// Sim().RunUntil(ctx, cond, timeout) to fast-forward the cluster instead of
+// sleeping. Nil for a real cluster.
+func (s *Session) Sim() *sim.Runner {
+	if v, ok := simSessions.Load(s); ok {
+		return v.(*simSession).runner
+	}
+	return nil
+}
+
+type initClockKey struct{}
+
+// withInitClock makes the next Open of a new state start its clock in
+// mode at start (what cluster init asks for), so that even the objects
+// created with the state carry the cluster time.
+func withInitClock(ctx context.Context, mode clock.Mode, start time.Time) context.Context {
+	return context.WithValue(ctx, initClockKey{}, clock.New(mode, start))
+}
+
+// newSessionClock is the clock a session opens the store with, before the
+// persisted clock is loaded into it.
+func newSessionClock(ctx context.Context) *clock.Clock {
+	if c, ok := ctx.Value(initClockKey{}).(*clock.Clock); ok {
+		return clock.New(c.Mode(), c.Now())
+	}
+	return clock.New(clock.Wall, clock.WallNow())
+}
+
+func simHook(ctx context.Context, g *Globals, s *Session) error {
+	if s.Store == nil || s.Clock == nil {
+		return nil
+	}
+	clk := s.Clock
+	found, err := clk.Load(ctx, s.Store)
+	if err != nil {
+		return err
+	}
+	profile, err := kubelet.LoadProfile(ctx, s.Store)
+	if err != nil {
+		return err
+	}
+	r := sim.New(s.Store, clk, sim.Controllers(profile)...)
+	ss := &simSession{runner: r, fresh: !found}
+	simSessions.Store(s, ss)
+	s.OnClose(func(ctx context.Context) error {
+		defer simSessions.Delete(s)
+		return settleAndSave(context.WithoutCancel(ctx), s, r)
+	})
+	if !found {
+		return nil
+	}
+	target := clk.Now()
+	if clk.Mode() == clock.Wall {
+		if w := clock.WallNow(); w.After(target) {
+			target = w
+		}
+	}
+	rev, err := sim.Revision(ctx, s.Store)
+	if err != nil {
+		return err
+	}
+	last := clk.Settled()
+	if rev == last.Revision && !last.At.IsZero() && (last.Next.IsZero() || last.Next.After(target)) {
+		// Nothing was written and nothing is due: the state is settled
+		// at target already.
+		clk.Set(target)
+		clk.SetSettled(clock.Settled{Revision: rev, At: clk.Now(), Next: last.Next})
+		return nil
+	}
+	if err := r.AdvanceTo(ctx, target); err != nil {
+		return fmt.Errorf("catching the embedded cluster up to %s: %w", target.Format(time.RFC3339), err)
+	}
+	return recordSettle(ctx, s, r)
+}
+
+// recordSettle notes in the clock that the controllers are settled now.
+func recordSettle(ctx context.Context, s *Session, r *sim.Runner) error {
+	rev, err := sim.Revision(ctx, s.Store)
+	if err != nil {
+		return err
+	}
+	s.Clock.SetSettled(clock.Settled{Revision: rev, At: s.Clock.Now(), Next: r.Next()})
+	return nil
+}
+
+// settleAndSave settles the controllers over what the command wrote
+// (unless it wrote nothing and nothing is due) and saves the clock.
+func settleAndSave(ctx context.Context, s *Session, r *sim.Runner) error {
+	if s.Store == nil {
+		return nil
+	}
+	rev, err := sim.Revision(ctx, s.Store)
+	if err != nil {
+		return err
+	}
+	last := s.Clock.Settled()
+	now := s.Clock.Now()
+	if rev != last.Revision || !last.At.Equal(now) {
+		if _, err := r.Settle(ctx); err != nil {
+			return fmt.Errorf("running the embedded cluster's controllers: %w", err)
+		}
+		if err := recordSettle(ctx, s, r); err != nil {
+			return err
+		}
+	}
+	return s.Clock.Save(ctx, s.Store)
+}

@@ -1,0 +1,23 @@
+package sim
+
+import (
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/replicaset"
+	"github.com/konverge/konverge/kubelet"
+)
+
+// Controllers returns the controllers of the embedded cluster, in the
+// order every round runs them: the Deployment controller, the ReplicaSet
+// controller, then the kubelet of the simulated node (with profile p; nil
+// means the default profile). Garbage collection of dependents happens in
+// the store itself (cluster/local), inside the deleting call.
+//
+// This is the one list: add a controller here.
+func Controllers(p *kubelet.Profile) []controller.Controller {
+	return []controller.Controller{
+		deployment.Controller{},
+		replicaset.Controller{},
+		kubelet.New(p),
+	}
+}
