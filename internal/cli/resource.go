@@ -10,6 +10,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
 )
 
@@ -200,3 +201,76 @@ func reportErrors(w io.Writer, errs []error) error {
 
 // failOne prints one error as kubectl and returns the exit error.
 func failOne(w io.Writer, err error) error { return reportErrors(w, []error{err}) }
+
+// selectTargets finds the live objects a command acts on: those of -f
+// files, or the kinds and names of args, or with -l or --all every object
+// of the kinds matching. Objects that cannot be read are errors; the
+// others are returned in order.
+func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFlags, args []string, labelSel string, all bool) ([]gotObject, []error) {
+	var out []gotObject
+	var errs []error
+	if len(ff.Filenames) > 0 {
+		objs, err := ff.Read(ctx, g.In)
+		if err != nil {
+			return nil, []error{err}
+		}
+		for _, mo := range objs {
+			obj := mo.Obj
+			gvk := schema.ParseGVK(printer.Str(obj, "apiVersion"), printer.Str(obj, "kind"))
+			res, err := sess.Mapper().ResourceFor(gvk)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			ns := ""
+			if res.Namespaced {
+				ns = printer.Str(obj, "metadata", "namespace")
+				if ns == "" {
+					ns = g.Ns()
+				}
+			}
+			live, err := sess.Cluster.Get(ctx, res.GVK, ns, printer.Str(obj, "metadata", "name"))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, gotObject{res, live})
+		}
+		return out, errs
+	}
+	if len(args) == 0 {
+		return nil, []error{errors.New("you must specify the type of resource, or -f")}
+	}
+	reqs, err := resolveResourceArgs(sess.Mapper(), args)
+	if err != nil {
+		return nil, []error{err}
+	}
+	for _, r := range reqs {
+		if len(r.Names) == 0 {
+			if labelSel == "" && !all {
+				return nil, []error{fmt.Errorf("resource(s) were provided, but no name was specified")}
+			}
+			if err := checkListSelector(r.Resource, labelSel); err != nil {
+				return nil, []error{err}
+			}
+			items, err := listRequest(ctx, sess.Cluster, r.Resource, g.Ns(), labelSel)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, it := range items {
+				out = append(out, gotObject{r.Resource, it})
+			}
+			continue
+		}
+		for _, n := range r.Names {
+			obj, err := sess.Cluster.Get(ctx, r.Resource.GVK, g.objectNamespace(r.Resource), n)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, gotObject{r.Resource, obj})
+		}
+	}
+	return out, errs
+}

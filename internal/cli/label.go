@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/printer"
+)
+
+func init() {
+	commands = append(commands,
+		func(g *Globals) *cobra.Command { return NewLabelCmd(&LabelOptions{Globals: g, field: "labels"}) },
+		func(g *Globals) *cobra.Command { return NewLabelCmd(&LabelOptions{Globals: g, field: "annotations"}) },
+	)
+}
+
+// LabelOptions are the flags of konverge label and konverge annotate,
+// which differ only in the metadata field they change.
+type LabelOptions struct {
+	*Globals
+	FilenameFlags
+	Overwrite       bool
+	All             bool
+	Selector        string
+	ResourceVersion string
+	// field is "labels" or "annotations".
+	field string
+}
+
+// NewLabelCmd returns the label command, or the annotate command when
+// o's field is "annotations".
+func NewLabelCmd(o *LabelOptions) *cobra.Command {
+	use, short, example := "label", "Update the labels on a resource",
+		"  konverge label deployment nginx-deployment tier=web\n  konverge label --overwrite deploy/nginx-deployment tier=backend\n  konverge label deploy nginx-deployment tier-"
+	if o.field == "annotations" {
+		use, short, example = "annotate", "Update the annotations on a resource",
+			"  konverge annotate deployment nginx-deployment description='my frontend'\n  konverge annotate deploy/nginx-deployment description-"
+	}
+	cmd := &cobra.Command{
+		Use:     use + " [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version]",
+		Short:   short,
+		Example: example,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.complete(cmd)
+			return o.Run(cmd.Context(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Overwrite, "overwrite", false, "If true, allow "+o.field+" to be overwritten, otherwise reject "+o.field+" updates that overwrite existing "+o.field+".")
+	f.BoolVar(&o.All, "all", false, "Select all resources, in the namespace of the specified resource types")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
+	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
+	o.FilenameFlags.AddFlags(f, "identifying the resource to update the "+o.field)
+	return cmd
+}
+
+var labelValueRE = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+
+// splitPairs separates resource arguments from KEY=VALUE and KEY- ones, as
+// kubectl's GetResourcesAndPairs.
+func splitPairs(args []string, what string) (resources, pairs []string, err error) {
+	for _, s := range args {
+		isPair := (strings.Contains(s, "=") && s[0] != '=') || (strings.HasSuffix(s, "-") && s != "-")
+		switch {
+		case isPair:
+			pairs = append(pairs, s)
+		case len(pairs) > 0:
+			return nil, nil, fmt.Errorf("all resources must be specified before %s changes: %s", what, s)
+		default:
+			resources = append(resources, s)
+		}
+	}
+	return resources, pairs, nil
+}
+
+// parsePairs reads KEY=VALUE (set) and KEY- (remove) arguments.
+func (o *LabelOptions) parsePairs(pairs []string) (map[string]string, []string, error) {
+	set := map[string]string{}
+	var remove []string
+	kind := strings.TrimSuffix(o.field, "s")
+	for _, s := range pairs {
+		switch {
+		case strings.Contains(s, "="):
+			var k, v string
+			if o.field == "labels" {
+				parts := strings.Split(s, "=")
+				if len(parts) != 2 {
+					return nil, nil, fmt.Errorf("invalid label spec: %v", s)
+				}
+				k, v = parts[0], parts[1]
+				if len(v) > 63 || !labelValueRE.MatchString(v) {
+					return nil, nil, fmt.Errorf("invalid label value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", s)
+				}
+			} else {
+				parts := strings.SplitN(s, "=", 2)
+				if parts[0] == "" {
+					return nil, nil, fmt.Errorf("invalid annotation spec: %v", s)
+				}
+				k, v = parts[0], parts[1]
+			}
+			set[k] = v
+		case strings.HasSuffix(s, "-"):
+			remove = append(remove, strings.TrimSuffix(s, "-"))
+		default:
+			return nil, nil, fmt.Errorf("unknown %s spec: %v", kind, s)
+		}
+	}
+	for _, r := range remove {
+		if _, ok := set[r]; ok {
+			return nil, nil, fmt.Errorf("can not both modify and remove %s in the same command", map[string]string{"labels": "a label", "annotations": "an annotation"}[o.field])
+		}
+	}
+	if len(set) == 0 && len(remove) == 0 {
+		return nil, nil, fmt.Errorf("at least one %s update is required", kind)
+	}
+	return set, remove, nil
+}
+
+// Run changes the labels or annotations of the objects args name.
+func (o *LabelOptions) Run(ctx context.Context, args []string) error {
+	kind := strings.TrimSuffix(o.field, "s")
+	resArgs, pairs, err := splitPairs(args, kind)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	set, remove, err := o.parsePairs(pairs)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	if o.All && o.Selector != "" {
+		return failOne(o.ErrOut, fmt.Errorf("cannot set --all and --selector at the same time"))
+	}
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	defer sess.Close(ctx)
+	targets, errs := selectTargets(ctx, o.Globals, sess, o.FilenameFlags, resArgs, o.Selector, o.All)
+	if len(targets) == 0 && len(errs) == 0 {
+		if len(resArgs) > 0 && (o.All || o.Selector != "") {
+			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.Ns())
+			return nil
+		}
+		return failOne(o.ErrOut, fmt.Errorf("one or more resources must be specified as <resource> <name> or <resource>/<name>"))
+	}
+	if o.ResourceVersion != "" && len(targets) > 1 {
+		return failOne(o.ErrOut, fmt.Errorf("--resource-version may only be used with a single resource"))
+	}
+	for _, t := range targets {
+		md := printer.Map(t.obj, "metadata")
+		ref := objectRef(t.res, printer.Str(md, "name"))
+		cur := printer.StringMap(md, o.field)
+		if !o.Overwrite {
+			if err := o.checkOverwrites(cur, set); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		change := map[string]any{}
+		var added, removed int
+		for _, k := range labelKeys(set) {
+			if v, ok := cur[k]; !ok || v != set[k] {
+				change[k] = set[k]
+				added++
+			}
+		}
+		for _, k := range remove {
+			if _, ok := cur[k]; ok {
+				change[k] = nil
+				removed++
+			} else if o.field == "labels" {
+				fmt.Fprintf(o.Out, "label %q not found.\n", k)
+			}
+		}
+		if len(change) > 0 || o.ResourceVersion != "" {
+			pm := map[string]any{o.field: change}
+			if o.ResourceVersion != "" {
+				pm["resourceVersion"] = o.ResourceVersion
+			}
+			b, _ := json.Marshal(map[string]any{"metadata": pm})
+			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		msg := "annotated"
+		if o.field == "labels" {
+			switch {
+			case added > 0 && removed > 0:
+				msg = "modified"
+			case added > 0:
+				msg = "labeled"
+			case removed > 0:
+				msg = "unlabeled"
+			default:
+				msg = "not labeled"
+			}
+		}
+		fmt.Fprintf(o.Out, "%s %s\n", ref, msg)
+	}
+	return reportErrors(o.ErrOut, errs)
+}
+
+// checkOverwrites is kubectl's refusal to change an existing value
+// without --overwrite.
+func (o *LabelOptions) checkOverwrites(cur, set map[string]string) error {
+	var msgs []string
+	for _, k := range labelKeys(set) {
+		if v, ok := cur[k]; ok && v != set[k] {
+			if o.field == "annotations" && k == "kubernetes.io/change-cause" {
+				continue
+			}
+			if o.field == "labels" {
+				msgs = append(msgs, fmt.Sprintf("'%s' already has a value (%s), and --overwrite is false", k, v))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("'%s' already has a value (%s)", k, v))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	if o.field == "annotations" {
+		return fmt.Errorf("--overwrite is false but found the following declared annotation(s): %s", strings.Join(msgs, "; "))
+	}
+	if len(msgs) == 1 {
+		return fmt.Errorf("%s", msgs[0])
+	}
+	return fmt.Errorf("[%s]", strings.Join(msgs, ", "))
+}
+
+func labelKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/value"
+)
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewPatchCmd(&PatchOptions{Globals: g})
+	})
+}
+
+// PatchOptions are the flags of konverge patch.
+type PatchOptions struct {
+	*Globals
+	FilenameFlags
+	Patch     string
+	PatchFile string
+	Type      string
+}
+
+// NewPatchCmd returns the patch command.
+func NewPatchCmd(o *PatchOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE]",
+		Short: "Update fields of a resource",
+		Long: `Update fields of a resource using a strategic merge patch (the default; built-in kinds
+only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
+		Example: `  konverge patch deployment nginx-deployment -p '{"spec":{"replicas":2}}'
+  konverge patch deploy/nginx-deployment --type=json -p '[{"op":"replace","path":"/spec/replicas","value":4}]'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.complete(cmd)
+			return o.Run(cmd.Context(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Patch, "patch", "p", "", "The patch to be applied to the resource JSON file.")
+	f.StringVar(&o.PatchFile, "patch-file", "", "A file containing a patch to be applied to the resource.")
+	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
+	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
+	return cmd
+}
+
+// Run patches the object args (or -f) name.
+func (o *PatchOptions) Run(ctx context.Context, args []string) error {
+	var pt cluster.PatchType
+	switch o.Type {
+	case "strategic":
+		pt = cluster.StrategicMergePatchType
+	case "merge":
+		pt = cluster.MergePatchType
+	case "json":
+		pt = cluster.JSONPatchType
+	default:
+		return failOne(o.ErrOut, fmt.Errorf("--type must be one of [json merge strategic], not %q", o.Type))
+	}
+	if o.Patch != "" && o.PatchFile != "" {
+		return failOne(o.ErrOut, fmt.Errorf("cannot specify --patch and --patch-file together"))
+	}
+	text := o.Patch
+	if o.PatchFile != "" {
+		b, err := os.ReadFile(o.PatchFile)
+		if err != nil {
+			return failOne(o.ErrOut, fmt.Errorf("unable to read patch file: %w", err))
+		}
+		text = string(b)
+	}
+	if text == "" {
+		return failOne(o.ErrOut, fmt.Errorf("must specify --patch or --patch-file containing the contents of the patch"))
+	}
+	patch, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return failOne(o.ErrOut, fmt.Errorf("unable to parse %q: %w", text, err))
+	}
+	if _, err := value.Decode(patch); err != nil {
+		return failOne(o.ErrOut, fmt.Errorf("unable to parse %q: %w", text, err))
+	}
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	defer sess.Close(ctx)
+	targets, errs := selectTargets(ctx, o.Globals, sess, o.FilenameFlags, args, "", false)
+	if len(targets) == 0 && len(errs) == 0 {
+		return failOne(o.ErrOut, fmt.Errorf("no objects passed to patch"))
+	}
+	for _, t := range targets {
+		md := printer.Map(t.obj, "metadata")
+		ref := objectRef(t.res, printer.Str(md, "name"))
+		if pt == cluster.StrategicMergePatchType && !t.res.Strategic {
+			errs = append(errs, &cluster.StatusError{Code: 415, Reason: cluster.ReasonUnsupportedMedia,
+				Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"})
+			continue
+		}
+		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if printer.Str(after, "metadata", "resourceVersion") == printer.Str(md, "resourceVersion") {
+			fmt.Fprintf(o.Out, "%s patched (no change)\n", ref)
+		} else {
+			fmt.Fprintf(o.Out, "%s patched\n", ref)
+		}
+	}
+	return reportErrors(o.ErrOut, errs)
+}

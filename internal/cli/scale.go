@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/printer"
+)
+
+func init() {
+	commands = append(commands, func(g *Globals) *cobra.Command {
+		return NewScaleCmd(&ScaleOptions{Globals: g})
+	})
+}
+
+// ScaleOptions are the flags of konverge scale.
+type ScaleOptions struct {
+	*Globals
+	FilenameFlags
+	Replicas        int
+	CurrentReplicas int
+	ResourceVersion string
+	Selector        string
+	All             bool
+}
+
+// scalable are the kinds whose spec.replicas scale sets.
+var scalable = map[string]bool{"apps/Deployment": true, "apps/ReplicaSet": true, "apps/StatefulSet": true, "/ReplicationController": true}
+
+// NewScaleCmd returns the scale command.
+func NewScaleCmd(o *ScaleOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME)",
+		Short: "Set a new size for a deployment, replica set, replication controller, or stateful set",
+		Long: `Set a new size for a deployment, replica set, replication controller, or stateful set.
+The new size is written to spec.replicas with a merge patch; nothing else of the object
+changes (its last-applied configuration stays as it is).`,
+		Example: `  konverge scale --replicas=3 deployment/nginx-deployment
+  konverge scale --current-replicas=2 --replicas=3 deployment nginx-deployment`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.complete(cmd)
+			return o.Run(cmd.Context(), args)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Replicas, "replicas", -1, "The new desired number of replicas. Required.")
+	f.IntVar(&o.CurrentReplicas, "current-replicas", -1, "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.")
+	f.StringVar(&o.ResourceVersion, "resource-version", "", "Precondition for resource version. Requires that the current resource version match this value in order to scale.")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
+	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types")
+	o.FilenameFlags.AddFlags(f, "identifying the resource to set a new size")
+	return cmd
+}
+
+// Run scales the objects args (or -f) name.
+func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
+	if o.Replicas < 0 {
+		return failOne(o.ErrOut, fmt.Errorf("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0"))
+	}
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	defer sess.Close(ctx)
+	targets, errs := selectTargets(ctx, o.Globals, sess, o.FilenameFlags, args, o.Selector, o.All)
+	if len(targets) == 0 && len(errs) == 0 {
+		return failOne(o.ErrOut, fmt.Errorf("no objects passed to scale"))
+	}
+	for _, t := range targets {
+		ref := objectRef(t.res, printer.Str(t.obj, "metadata", "name"))
+		if !scalable[t.res.GVK.Group+"/"+t.res.GVK.Kind] {
+			errs = append(errs, fmt.Errorf("cannot scale %s: the server could not find the requested resource (the kind has no scale subresource)", ref))
+			continue
+		}
+		cur := printer.IntOr(t.obj, 1, "spec", "replicas")
+		if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
+			errs = append(errs, fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur))
+			continue
+		}
+		patch := map[string]any{"spec": map[string]any{"replicas": o.Replicas}}
+		if o.ResourceVersion != "" {
+			patch["metadata"] = map[string]any{"resourceVersion": o.ResourceVersion}
+		}
+		b, _ := json.Marshal(patch)
+		md := printer.Map(t.obj, "metadata")
+		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(o.Out, "%s scaled\n", ref)
+	}
+	return reportErrors(o.ErrOut, errs)
+}
