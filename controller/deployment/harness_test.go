@@ -41,9 +41,22 @@ func newEnv(tb testing.TB) *env {
 // makePodsReady is the test's kubelet: every live pod it accepts gets
 // phase Running and Ready=True at the current time, through UpdateStatus.
 func (e *env) makePodsReady() bool {
-	l, err := e.s.List(e.ctx, kobj.PodGVK)
+	changed := false
+	err := e.s.Batch(e.ctx, func(c cluster.Interface) error {
+		var err error
+		changed, err = e.readyPods(c)
+		return err
+	})
 	if err != nil {
 		e.tb.Fatal(err)
+	}
+	return changed
+}
+
+func (e *env) readyPods(c cluster.Interface) (bool, error) {
+	l, err := c.List(e.ctx, kobj.PodGVK)
+	if err != nil {
+		return false, err
 	}
 	changed := false
 	for _, p := range l.Items {
@@ -60,12 +73,12 @@ func (e *env) makePodsReady() bool {
 				"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(e.clk.t),
 			}},
 		}
-		if _, err := e.s.UpdateStatus(e.ctx, next); err != nil {
-			e.tb.Fatal(err)
+		if _, err := c.UpdateStatus(e.ctx, next); err != nil {
+			return false, err
 		}
 		changed = true
 	}
-	return changed
+	return changed, nil
 }
 
 var controllers = []controller.Controller{deployment.Controller{}, replicaset.Controller{}}
@@ -77,11 +90,15 @@ func (e *env) settle() controller.Result {
 	for i := 0; i < 200; i++ {
 		var res controller.Result
 		for _, c := range controllers {
-			r, err := c.Sync(e.ctx, e.s, e.clk.t)
+			// One transaction per Sync, as the runner of package sim does.
+			err := e.s.Batch(e.ctx, func(cl cluster.Interface) error {
+				r, err := c.Sync(e.ctx, cl, e.clk.t)
+				res = res.Merge(r)
+				return err
+			})
 			if err != nil {
 				e.tb.Fatalf("%s: %v", c.Name(), err)
 			}
-			res = res.Merge(r)
 		}
 		if e.makePodsReady() {
 			res.Changed = true
