@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -52,6 +53,15 @@ var (
 // Kubelet is the simulated node's kubelet.
 type Kubelet struct {
 	profile *Profile
+
+	mu         sync.Mutex
+	behaviours map[behaviourKey]behaviour
+}
+
+// behaviourKey is what selects a profile rule for a container.
+type behaviourKey struct {
+	image, name, command string
+	init                 bool
 }
 
 var _ controller.Controller = (*Kubelet)(nil)
@@ -515,7 +525,7 @@ func (k *Kubelet) input(cm map[string]any, policy string, init bool) *ctrInput {
 	in := &ctrInput{
 		name:  str(cm, "name"),
 		image: str(cm, "image"),
-		b:     k.profile.behaviourOf(str(cm, "image"), str(cm, "name"), command, init && !sidecar),
+		b:     k.behaviourOf(str(cm, "image"), str(cm, "name"), command, init && !sidecar),
 	}
 	switch {
 	case sidecar || (!init && policy == "Always"):
@@ -530,6 +540,23 @@ func (k *Kubelet) input(cm map[string]any, policy string, init bool) *ctrInput {
 		in.startup = probeOf(cm, "startupProbe")
 	}
 	return in
+}
+
+// behaviourOf resolves the profile for a container, once per distinct
+// container.
+func (k *Kubelet) behaviourOf(image, name string, command []string, init bool) behaviour {
+	key := behaviourKey{image: image, name: name, command: strings.Join(command, "\x00"), init: init}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if b, ok := k.behaviours[key]; ok {
+		return b
+	}
+	if k.behaviours == nil || len(k.behaviours) > 10000 {
+		k.behaviours = map[behaviourKey]behaviour{}
+	}
+	b := k.profile.behaviourOf(image, name, command, init)
+	k.behaviours[key] = b
+	return b
 }
 
 func probeOf(cm map[string]any, field string) *probeSpec {
@@ -566,7 +593,7 @@ func (k *Kubelet) containerStatus(pod, cm map[string]any, s ctrState, init bool,
 	if init && str(cm, "restartPolicy") != "Always" {
 		out["started"] = s.running
 	}
-	if s.pulled {
+	if s.ran {
 		out["imageID"] = fullImage(image) + "@sha256:" + digest(NormalizeImage(image))
 	}
 	uid := str(mapOf(pod, "metadata"), "uid")

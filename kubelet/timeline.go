@@ -129,8 +129,6 @@ type ctrState struct {
 	ready, started bool
 	// ran reports the container has run (it has a container id).
 	ran bool
-	// pulled reports that its image was pulled.
-	pulled bool
 	// next is the next time this state changes; never if it does not.
 	next time.Time
 	// done is when an init container completed (a sidecar: started),
@@ -208,6 +206,11 @@ func (c *ctrInput) run(R time.Time) run {
 func (c *ctrInput) at(C, t time.Time) ctrState {
 	s := ctrState{next: never, done: never}
 	pulled := C.Add(c.b.pull)
+	if !c.b.pullFails && t.Before(pulled.Add(c.b.start)) {
+		// Pulling, then creating: one state until Running.
+		s.waitingReason, s.next = "ContainerCreating", pulled.Add(c.b.start)
+		return s
+	}
 	if t.Before(pulled) {
 		s.waitingReason, s.next = "ContainerCreating", pulled
 		return s
@@ -238,12 +241,7 @@ func (c *ctrInput) at(C, t time.Time) ctrState {
 			x = nx
 		}
 	}
-	s.pulled = true
 	R := pulled.Add(c.b.start)
-	if t.Before(R) {
-		s.waitingReason, s.next = "ContainerCreating", R
-		return s
-	}
 	s.ran = true
 	level := 0
 	for {
