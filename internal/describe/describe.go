@@ -189,7 +189,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// events lists the events about the object, oldest last-seen first.
+// events lists the events about the object, oldest last-seen first: those
+// whose involvedObject names its kind, namespace and name, and its uid when
+// the event records one.
 func (d *describer) events() ([]map[string]any, error) {
 	ns := d.meta("namespace")
 	var opts []cluster.ListOption
@@ -207,7 +209,7 @@ func (d *describer) events() ([]map[string]any, error) {
 		if p.Str(io, "name") != d.meta("name") || p.Str(io, "namespace") != ns || p.Str(io, "kind") != d.res.GVK.Kind {
 			continue
 		}
-		if uid != "" && p.Str(io, "uid") != uid {
+		if uid != "" && p.Str(io, "uid") != "" && p.Str(io, "uid") != uid {
 			continue
 		}
 		out = append(out, e)
