@@ -1,9 +1,12 @@
 package value
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -31,7 +34,9 @@ func (e *SyntaxError) Error() string {
 // Decoded strings share one copy of the document's text (one allocation
 // instead of one per string), so any string kept keeps that copy alive.
 func Decode(data []byte) (any, error) {
-	d := decoder{data: data}
+	d := decoderPool.Get().(*decoder)
+	defer d.release()
+	d.data = data
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -42,6 +47,27 @@ func Decode(data []byte) (any, error) {
 		return nil, d.errorf("unexpected %s after the document", quoteByte(d.data[d.pos]))
 	}
 	return v, nil
+}
+
+// decoderPool keeps decoders with their scratch stacks, which a document
+// of a few kilobytes would otherwise grow from nothing each time.
+var decoderPool = sync.Pool{New: func() any {
+	return &decoder{pairs: make([]kv, 0, 32), elems: make([]any, 0, 32)}
+}}
+
+// maxPooledScratch bounds the scratch a pooled decoder keeps.
+const maxPooledScratch = 4096
+
+// release returns d to the pool, dropping its references to the document
+// and to the values decoded.
+func (d *decoder) release() {
+	if cap(d.pairs) > maxPooledScratch || cap(d.elems) > maxPooledScratch || cap(d.buf) > 64<<10 {
+		return
+	}
+	clear(d.pairs[:cap(d.pairs)])
+	clear(d.elems[:cap(d.elems)])
+	*d = decoder{pairs: d.pairs[:0], elems: d.elems[:0], buf: d.buf[:0]}
+	decoderPool.Put(d)
 }
 
 // DecodeObject is Decode for a document that must be a JSON object.
@@ -70,8 +96,9 @@ type decoder struct {
 	// document's text alive.
 	src   string
 	pos   int
-	pairs []kv  // scratch stack of object members being decoded
-	elems []any // scratch stack of array elements being decoded
+	pairs []kv   // scratch stack of object members being decoded
+	elems []any  // scratch stack of array elements being decoded
+	buf   []byte // scratch for strings with escapes
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -224,8 +251,7 @@ func (d *decoder) popPairs(base, size int) map[string]any {
 	for _, p := range d.pairs[base:] {
 		m[p.k] = p.v
 	}
-	clear(d.pairs[base:])
-	d.pairs = d.pairs[:base]
+	d.pairs = d.pairs[:base] // release clears what the stack held
 	return m
 }
 
@@ -260,7 +286,6 @@ func (d *decoder) array(depth int) (any, error) {
 	}
 	l := make([]any, len(d.elems)-base)
 	copy(l, d.elems[base:])
-	clear(d.elems[base:])
 	d.elems = d.elems[:base]
 	return l, nil
 }
@@ -273,13 +298,12 @@ func (d *decoder) array(depth int) (any, error) {
 func (d *decoder) str() (string, error) {
 	d.pos++ // "
 	start := d.pos
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if plainStringByte[c] {
-			d.pos++
-			continue
+	for {
+		d.pos = plainRun(d.data, d.pos)
+		if d.pos >= len(d.data) {
+			return "", d.errorf("unterminated string")
 		}
-		switch {
+		switch c := d.data[d.pos]; {
 		case c == '"':
 			if d.src == "" {
 				d.src = string(d.data)
@@ -291,24 +315,50 @@ func (d *decoder) str() (string, error) {
 			return d.strSlow(start)
 		case c < 0x20:
 			return "", d.errorf("control character in string")
-		case c >= utf8.RuneSelf:
+		default: // c >= utf8.RuneSelf
 			r, size := utf8.DecodeRune(d.data[d.pos:])
 			if r == utf8.RuneError && size == 1 {
 				return d.strSlow(start)
 			}
 			d.pos += size
-		default:
-			d.pos++
 		}
 	}
-	return "", d.errorf("unterminated string")
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun returns the position of the first byte from pos on that does not
+// stand for itself in a JSON string (see plainStringByte), or len(b). It
+// tests eight bytes at a time: a byte is special when it is a quote or a
+// backslash (equal to it: x^c has a zero byte), a control character (below
+// 0x20) or not ASCII (its high bit set). The lowest flagged byte is always
+// a special one.
+func plainRun(b []byte, pos int) int {
+	for pos+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[pos:])
+		q := x ^ (ones * '"')
+		bs := x ^ (ones * '\\')
+		m := ((q - ones) & ^q) | ((bs - ones) & ^bs) | ((x - ones*0x20) & ^x) | x
+		m &= highs
+		if m != 0 {
+			return pos + bits.TrailingZeros64(m)/8
+		}
+		pos += 8
+	}
+	for pos < len(b) && plainStringByte[b[pos]] {
+		pos++
+	}
+	return pos
 }
 
 // strSlow decodes a string with escapes or invalid UTF-8 (replaced by
 // U+FFFD, as encoding/json does).
 func (d *decoder) strSlow(start int) (string, error) {
-	buf := make([]byte, 0, d.pos-start+16)
-	buf = append(buf, d.data[start:d.pos]...)
+	buf := append(d.buf[:0], d.data[start:d.pos]...)
+	defer func() { d.buf = buf[:0] }()
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
 		switch {
@@ -368,10 +418,7 @@ func (d *decoder) strSlow(start int) (string, error) {
 			buf = utf8.AppendRune(buf, r)
 		default:
 			// A run of bytes that need no decoding.
-			run := d.pos + 1
-			for run < len(d.data) && plainStringByte[d.data[run]] {
-				run++
-			}
+			run := plainRun(d.data, d.pos+1)
 			buf = append(buf, d.data[d.pos:run]...)
 			d.pos = run
 		}
