@@ -6,6 +6,7 @@
 //
 //	go run ./bench/cli              # 10,000 objects
 //	go run ./bench/cli -n 2000 -runs 3
+//	go run ./bench/cli -replicas 0   # without the pods the controllers run
 //
 // Steps: first apply, no-op re-apply, diff with no differences, diff with
 // one field changed in every object, apply of that change.
@@ -31,6 +32,7 @@ func main() {
 	runs := flag.Int("runs", 1, "runs of each step (the median is reported); the first apply runs once per fresh state")
 	bin := flag.String("bin", "", "konverge binary to use (default: build ./cmd/konverge)")
 	keep := flag.Bool("keep", false, "keep the work directory")
+	replicas := flag.Int("replicas", 2, "spec.replicas of the Deployments: the embedded cluster's controllers create and run that many pods each after every command, which the timings include; 0 measures the commands alone")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -52,8 +54,8 @@ func main() {
 	}
 	v1 := filepath.Join(work, "v1")
 	v2 := filepath.Join(work, "v2")
-	generate(v1, *n, *namespaces, "1")
-	generate(v2, *n, *namespaces, "2")
+	generate(v1, *n, *namespaces, *replicas, "1")
+	generate(v2, *n, *namespaces, *replicas, "2")
 	total := *n + *namespaces
 
 	type step struct {
@@ -71,8 +73,8 @@ func main() {
 		{name: "apply, all changed", args: []string{"apply", "-f", v2}, reset: true},
 	}
 	state := filepath.Join(work, "state")
-	fmt.Printf("konverge whole-command benchmark: %d objects (%d Deployments, %d Services, %d ConfigMaps, %d Namespaces)\n",
-		total, count(*n, 0), count(*n, 1), count(*n, 2), *namespaces)
+	fmt.Printf("konverge whole-command benchmark: %d objects (%d Deployments of %d replicas, %d Services, %d ConfigMaps, %d Namespaces)\n",
+		total, count(*n, 0), *replicas, count(*n, 1), count(*n, 2), *namespaces)
 	fmt.Printf("%-24s %10s %12s %12s\n", "step", "wall", "objects/s", "peak RSS")
 	for _, s := range steps {
 		var walls []time.Duration
@@ -147,7 +149,7 @@ func count(n, k int) int { return (n + 2 - k) / 3 }
 // generate writes n objects, kinds rotating, over namespaces, into dir: one
 // file per 100 objects, plus the namespaces. version changes one field in
 // every object (an image tag, a port's target, a data value).
-func generate(dir string, n, namespaces int, version string) {
+func generate(dir string, n, namespaces, replicas int, version string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
@@ -172,7 +174,7 @@ metadata:
     app: %[1]s
     tier: bench
 spec:
-  replicas: 2
+  replicas: %[4]d
   selector:
     matchLabels:
       app: %[1]s
@@ -193,7 +195,7 @@ spec:
           requests:
             cpu: 100m
             memory: 128Mi
-`, name, namespace, version)
+`, name, namespace, version, replicas)
 		case 1:
 			fmt.Fprintf(&b, `apiVersion: v1
 kind: Service

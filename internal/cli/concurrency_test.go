@@ -182,7 +182,9 @@ func TestKillApply(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		delay := time.Duration(rng.Int64N(int64(full) + 1))
+		// Up to half as long again as a whole apply: kills before, during
+		// and (sometimes) after the commit.
+		delay := time.Duration(rng.Int64N(int64(full)*3/2 + 1))
 		time.Sleep(delay)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()

@@ -56,3 +56,22 @@ func TestDiffExternal(t *testing.T) {
 		t.Errorf("failing program: exit %d, want 2", code)
 	}
 }
+
+// BenchmarkApplyCommand runs a first konverge apply in-process of the
+// directory KONVERGE_BENCH_DIR/v1 (made by go run ./bench/cli -keep) into a
+// fresh state, for profiling with -cpuprofile.
+func BenchmarkApplyCommand(b *testing.B) {
+	dir := os.Getenv("KONVERGE_BENCH_DIR")
+	if dir == "" {
+		b.Skip("KONVERGE_BENCH_DIR is not set (run go run ./bench/cli -keep)")
+	}
+	for b.Loop() {
+		b.StopTimer()
+		state := b.TempDir()
+		b.StartTimer()
+		_, stderr, code := konvergeRun(b, nil, "--state", state, "apply", "-f", dir+"/v1")
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+}
