@@ -66,7 +66,8 @@ func (d *decoder) release() {
 	}
 	clear(d.pairs[:cap(d.pairs)])
 	clear(d.elems[:cap(d.elems)])
-	*d = decoder{pairs: d.pairs[:0], elems: d.elems[:0], buf: d.buf[:0]}
+	pairs, elems, buf := d.pairs[:0], d.elems[:0], d.buf[:0]
+	*d = decoder{pairs: pairs, elems: elems, buf: buf}
 	decoderPool.Put(d)
 }
 
@@ -99,6 +100,36 @@ type decoder struct {
 	pairs []kv   // scratch stack of object members being decoded
 	elems []any  // scratch stack of array elements being decoded
 	buf   []byte // scratch for strings with escapes
+
+	// boxes caches the string values boxed into an any, so that a string
+	// repeated in the document ("TCP", a volume name) is boxed, an
+	// allocation, once.
+	boxes [boxCacheSize]struct {
+		s string
+		v any
+	}
+}
+
+const (
+	boxCacheSize = 64 // a power of two
+	maxBoxCached = 64 // longer strings are rarely repeated
+)
+
+// box returns s as an any, sharing the box of an equal string decoded
+// before when the cache has it.
+func (d *decoder) box(s string) any {
+	n := len(s)
+	if n == 0 || n > maxBoxCached {
+		return s
+	}
+	h := (uint(n)*131 + uint(s[0])*31 + uint(s[n/2])*7 + uint(s[n-1])) & (boxCacheSize - 1)
+	e := &d.boxes[h]
+	if e.s == s {
+		return e.v
+	}
+	v := any(s)
+	e.s, e.v = s, v
+	return v
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -145,7 +176,7 @@ func (d *decoder) value(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s, nil
+		return d.box(s), nil
 	case 't':
 		return d.literal("true", true)
 	case 'f':

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -47,12 +50,22 @@ func describe(v any) string {
 // kubectl's last-applied-configuration annotation is these bytes followed by
 // a newline.
 func Encode(v any) ([]byte, error) {
-	return AppendEncode(make([]byte, 0, 256), v)
+	e := encoderPool.Get().(*encoder)
+	defer e.release()
+	buf, err := e.append(e.buf[:0], v)
+	e.buf = buf
+	if err != nil {
+		return nil, err
+	}
+	// One allocation of the exact size instead of a buffer grown by
+	// doubling.
+	return append(make([]byte, 0, len(buf)), buf...), nil
 }
 
 // AppendEncode appends the encoding of v to dst.
 func AppendEncode(dst []byte, v any) ([]byte, error) {
-	e := encoder{}
+	e := encoderPool.Get().(*encoder)
+	defer e.release()
 	out, err := e.append(dst, v)
 	if err != nil {
 		return dst, err
@@ -60,8 +73,25 @@ func AppendEncode(dst []byte, v any) ([]byte, error) {
 	return out, nil
 }
 
+// encoderPool keeps encoders with their scratch.
+var encoderPool = sync.Pool{New: func() any {
+	return &encoder{pairs: make([]kv, 0, 32), buf: make([]byte, 0, 1024)}
+}}
+
+// release returns e to the pool without references to what it encoded.
+func (e *encoder) release() {
+	if cap(e.pairs) > maxPooledScratch || cap(e.buf) > 1<<20 {
+		return
+	}
+	clear(e.pairs[:cap(e.pairs)])
+	pairs, buf := e.pairs[:0], e.buf[:0]
+	*e = encoder{pairs: pairs, buf: buf}
+	encoderPool.Put(e)
+}
+
 type encoder struct {
-	keys []string // scratch for sorting object keys
+	pairs []kv   // scratch for sorting object members
+	buf   []byte // output buffer of Encode
 
 	// Past MaxDepth nested objects and lists, the encoder remembers the
 	// ones it is inside, so that a value containing itself is an error as
@@ -146,31 +176,14 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		if !e.enter(id) {
 			return dst, &UnsupportedValueError{Value: v, Reason: "encountered a cycle"}
 		}
-		base := len(e.keys)
-		for k := range x {
-			e.keys = append(e.keys, k)
+		var err error
+		if len(x) <= smallObject {
+			dst, err = e.appendSmallObject(dst, x)
+		} else {
+			dst, err = e.appendObject(dst, x)
 		}
-		keys := e.keys[base:]
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		for i := range keys {
-			k := e.keys[base+i] // e.keys may grow while encoding children
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, k)
-			dst = append(dst, ':')
-			var err error
-			dst, err = e.append(dst, x[k])
-			if err != nil {
-				e.keys = e.keys[:base]
-				e.leave(id)
-				return dst, prefixEncodeError(err, FieldElement(k))
-			}
-		}
-		e.keys = e.keys[:base]
 		e.leave(id)
-		return append(dst, '}'), nil
+		return dst, err
 	case []any:
 		if x == nil {
 			return append(dst, "null"...), nil
@@ -216,6 +229,67 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		return e.append(dst, l)
 	}
 	return dst, &UnsupportedValueError{Value: v}
+}
+
+// appendSmallObject writes an object of at most smallObject members,
+// sorting them in an array on the stack (which, unlike the heap, costs no
+// write barriers while the garbage collector runs).
+func (e *encoder) appendSmallObject(dst []byte, x map[string]any) ([]byte, error) {
+	var local [smallObject]kv
+	n := 0
+	for k, v := range x {
+		local[n] = kv{k, v}
+		n++
+	}
+	return e.appendPairs(dst, local[:n])
+}
+
+// appendObject writes an object with its members sorted in e.pairs.
+func (e *encoder) appendObject(dst []byte, x map[string]any) ([]byte, error) {
+	base := len(e.pairs)
+	for k, v := range x {
+		e.pairs = append(e.pairs, kv{k, v})
+	}
+	n := len(e.pairs) - base
+	// Encoding the members may grow e.pairs, which then no longer holds
+	// them; the slice taken here does.
+	dst, err := e.appendPairs(dst, e.pairs[base:base+n:base+n])
+	clear(e.pairs[base:])
+	e.pairs = e.pairs[:base]
+	return dst, err
+}
+
+// appendPairs sorts the members of an object by key and writes them.
+func (e *encoder) appendPairs(dst []byte, pairs []kv) ([]byte, error) {
+	sortPairs(pairs)
+	dst = append(dst, '{')
+	for i, p := range pairs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, p.k)
+		dst = append(dst, ':')
+		var err error
+		dst, err = e.append(dst, p.v)
+		if err != nil {
+			return dst, prefixEncodeError(err, FieldElement(p.k))
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// sortPairs sorts object members by key: by insertion for the few members
+// of most objects, which is faster there than a general sort.
+func sortPairs(p []kv) {
+	if len(p) > 12 {
+		slices.SortFunc(p, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+		return
+	}
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j].k < p[j-1].k; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
 }
 
 func prefixEncodeError(err error, el Element) error {
@@ -301,11 +375,11 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		b := s[i]
-		if safeStringByte[b] {
-			i++
-			continue
+		i = safeRun(s, i)
+		if i >= len(s) {
+			break
 		}
+		b := s[i]
 		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch b {
@@ -347,6 +421,31 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// safeRun returns the position of the first byte from i on that is not
+// safeStringByte, or len(s), testing eight bytes at a time as plainRun does.
+func safeRun(s string, i int) int {
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := x ^ (ones * '"')
+		bs := x ^ (ones * '\\')
+		lt := x ^ (ones * '<')
+		gt := x ^ (ones * '>')
+		amp := x ^ (ones * '&')
+		m := ((q - ones) & ^q) | ((bs - ones) & ^bs) | ((lt - ones) & ^lt) |
+			((gt - ones) & ^gt) | ((amp - ones) & ^amp) | ((x - ones*0x20) & ^x) | x
+		m &= highs
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(s) && safeStringByte[s[i]] {
+		i++
+	}
+	return i
 }
 
 // safeStringByte reports the bytes that encoding/json writes as they are
