@@ -32,6 +32,29 @@ func needsFullKeys(t *schema.Type, lists ...[]any) (bool, error) {
 		if len(l) < 2 {
 			continue
 		}
+		if len(l) <= smallList {
+			var ids [smallList]any
+			n := 0
+			for _, v := range l {
+				m, ok := v.(map[string]any)
+				if !ok {
+					continue
+				}
+				k, ok := m[t.MergeKey]
+				if !ok {
+					continue
+				}
+				id := comparable(k)
+				for _, prev := range ids[:n] {
+					if prev == id {
+						return true, nil
+					}
+				}
+				ids[n] = id
+				n++
+			}
+			continue
+		}
 		seen := make(map[any]bool, len(l))
 		for _, v := range l {
 			m, ok := v.(map[string]any)

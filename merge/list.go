@@ -119,23 +119,43 @@ func itemID(v any, mergeKey string, kind elemKind) any {
 	return comparable(v)
 }
 
-// indexOf maps element ids to their first position in a list.
-type indexOf map[any]int
-
-func newIndex(l []any, mergeKey string, kind elemKind) indexOf {
-	idx := make(indexOf, len(l))
-	for i, v := range l {
-		id := itemID(v, mergeKey, kind)
-		if _, dup := idx[id]; !dup {
-			idx[id] = i
-		}
-	}
-	return idx
+// indexOf maps element ids to their first position in a list: through a
+// map for long lists, by a linear scan of the ids for short ones.
+type indexOf struct {
+	m   map[any]int
+	n   int
+	ids [smallList]any
 }
 
-func (x indexOf) find(v any, mergeKey string, kind elemKind) int {
-	if i, ok := x[itemID(v, mergeKey, kind)]; ok {
-		return i
+func (x *indexOf) init(l []any, mergeKey string, kind elemKind) {
+	if len(l) <= smallList {
+		x.n = len(l)
+		for i, v := range l {
+			x.ids[i] = itemID(v, mergeKey, kind)
+		}
+		return
+	}
+	x.m = make(map[any]int, len(l))
+	for i, v := range l {
+		id := itemID(v, mergeKey, kind)
+		if _, dup := x.m[id]; !dup {
+			x.m[id] = i
+		}
+	}
+}
+
+func (x *indexOf) find(v any, mergeKey string, kind elemKind) int {
+	id := itemID(v, mergeKey, kind)
+	if x.m != nil {
+		if i, ok := x.m[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, y := range x.ids[:x.n] {
+		if y == id {
+			return i
+		}
 	}
 	return -1
 }
@@ -179,7 +199,8 @@ func normalizeSliceOrder(toSort, order []any, mergeKey string, kind elemKind) ([
 		toSort = toSort[:n]
 	}
 	if len(toSort) > 1 {
-		idx := newIndex(order, mergeKey, kind)
+		var idx indexOf
+		idx.init(order, mergeKey, kind)
 		pos := make([]int, len(toSort))
 		for i, v := range toSort {
 			pos[i] = idx.find(v, mergeKey, kind)
@@ -234,7 +255,8 @@ func mergeSortedSlice(left, right, serverOrder []any, mergeKey string, kind elem
 	if len(right) == 0 {
 		return left
 	}
-	idx := newIndex(serverOrder, mergeKey, kind)
+	var idx indexOf
+	idx.init(serverOrder, mergeKey, kind)
 	out := make([]any, 0, len(left)+len(right))
 	i, j := 0, 0
 	for i < len(left) || j < len(right) {
@@ -270,7 +292,8 @@ func partition(list, by []any, mergeKey string, kind elemKind) (in, out []any, e
 			}
 		}
 	}
-	idx := newIndex(by, mergeKey, kind)
+	var idx indexOf
+	idx.init(by, mergeKey, kind)
 	in = make([]any, 0, len(list))
 	for _, v := range list {
 		if idx.find(v, mergeKey, kind) >= 0 {

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/konverge/konverge/schema"
@@ -43,9 +44,13 @@ func (p *patcher) mergeMap(original, patch map[string]any, t *schema.Type) (map[
 		return nil, atField(patchErrorf("unknown %s directive %q in an object", directiveMarker, keyString(d)), directiveMarker)
 	}
 
-	out := make(map[string]any, len(original)+len(patch))
-	for k, v := range original {
-		out[k] = v
+	var out map[string]any
+	if original != nil {
+		// A clone copies the map's groups whole, without hashing its keys
+		// again; most patches change fields that original has.
+		out = maps.Clone(original)
+	} else {
+		out = make(map[string]any, len(patch))
 	}
 	if err := p.retainKeys(out, patch); err != nil {
 		return nil, err
@@ -304,15 +309,26 @@ func deleteMatching(l []any, mergeKey string, mv any) []any {
 func (p *patcher) mergeSliceWithoutSpecialElements(original, patch []any, mergeKey string, elemT *schema.Type) ([]any, error) {
 	out := make([]any, len(original), len(original)+len(patch))
 	copy(out, original)
-	idx := make(map[any]int, len(original))
+	// The first position of each merge key in out: ids (nil for an element
+	// without the key) scanned linearly while out is short, a map after.
+	var idx map[any]int
+	var idBuf [smallList]any
+	ids := idBuf[:0]
 	for i, v := range original {
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, at(&TypeError{Want: "object", Got: value.TypeName(v)}, value.IndexElement(i))
 		}
+		var id any = noKey{}
 		if k, ok := m[mergeKey]; ok {
-			id := comparable(k)
-			if _, dup := idx[id]; !dup {
+			id = comparable(k)
+		}
+		ids = append(ids, id)
+	}
+	if len(original)+len(patch) > smallList {
+		idx = make(map[any]int, len(original))
+		for i, id := range ids {
+			if _, dup := idx[id]; !dup && id != (noKey{}) {
 				idx[id] = i
 			}
 		}
@@ -324,7 +340,18 @@ func (p *patcher) mergeSliceWithoutSpecialElements(original, patch []any, mergeK
 			return nil, at(&MissingKeyError{Key: mergeKey}, value.IndexElement(i))
 		}
 		id := comparable(mv)
-		if j, found := idx[id]; found {
+		j, found := -1, false
+		if idx != nil {
+			j, found = idx[id]
+		} else {
+			for x, y := range ids {
+				if y == id {
+					j, found = x, true
+					break
+				}
+			}
+		}
+		if found {
 			merged, err := p.mergeMap(out[j].(map[string]any), pm, elemT)
 			if err != nil {
 				return nil, at(err, value.KeyElement(value.KeyField{Name: mergeKey, Value: mv}))
@@ -337,10 +364,18 @@ func (p *patcher) mergeSliceWithoutSpecialElements(original, patch []any, mergeK
 		} else {
 			out = append(out, pm)
 		}
-		idx[id] = len(out) - 1
+		if idx != nil {
+			idx[id] = len(out) - 1
+		} else {
+			ids = append(ids, id)
+		}
 	}
 	return out, nil
 }
+
+// noKey stands for the id of a list element without a merge key, which
+// matches nothing.
+type noKey struct{}
 
 // deleteFromSlice removes the values of toDelete from a list of scalars.
 func deleteFromSlice(current, toDelete []any) []any {
