@@ -27,6 +27,8 @@ type GetOptions struct {
 	AllNamespaces  bool
 	NoHeaders      bool
 	IgnoreNotFound bool
+
+	watchOpts watchFlags // -w, --timeout: see watch.go
 }
 
 // NewGetCmd returns the get command.
@@ -53,6 +55,7 @@ the kind (-o wide adds more), or the objects as YAML or JSON, or their names.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist.")
+	o.watchOpts.addFlags(f)
 	return cmd
 }
 
@@ -182,6 +185,9 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		Now:           sess.now(),
 	}
 	written := writeTables(o.Out, found, popts)
+	if o.watchOpts.watch && len(errs) == 0 {
+		return o.runWatch(ctx, sess, reqs, ns, found, popts)
+	}
 	if !written && len(errs) == 0 && !o.IgnoreNotFound {
 		if o.AllNamespaces {
 			fmt.Fprintln(o.ErrOut, "No resources found")
