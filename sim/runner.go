@@ -49,6 +49,8 @@ type Runner struct {
 
 	// next is the earliest RequeueAt of the last settle.
 	next time.Time
+	// cache serves the controllers' Lists from one round to the next.
+	cache listCache
 }
 
 // New returns a Runner of ctrls on c and clk.
@@ -131,14 +133,19 @@ func (r *Runner) round(ctx context.Context, now time.Time) (controller.Result, [
 		_, err := run(r.Cluster)
 		return res, changed, err
 	}
+	if err := r.cache.verify(); err != nil {
+		return res, changed, err
+	}
 	err := st.Batch(ctx, func(c cluster.Interface) error {
-		writes, err := run(c)
+		writes, err := run(r.cache.begin(c))
 		if err == nil && writes == 0 {
 			return errNoWrites
 		}
 		return err
 	})
 	if err != nil && !errors.Is(err, errNoWrites) {
+		// The batch rolled back what the cache has seen.
+		r.cache.kinds = nil
 		return res, changed, err
 	}
 	return res, changed, nil

@@ -505,3 +505,22 @@ func (b *batch) Delete(ctx context.Context, gvk schema.GVK, namespace, name stri
 		return t.delete(gvk, namespace, name, cluster.CollectDelete(opts))
 	})
 }
+
+// BatchRevision returns the revision the batch that c belongs to has
+// reached (the resourceVersion of its last write, or the store's revision
+// when it began), and false when c is not the cluster.Interface of a Batch
+// or the batch has ended. Every object a write creates, changes or removes
+// moves the revision by one, so a caller can tell from it how many objects
+// its own calls changed.
+func BatchRevision(c cluster.Interface) (uint64, bool) {
+	b, ok := c.(*batch)
+	if !ok {
+		return 0, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return 0, false
+	}
+	return b.t.rev, true
+}

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	w := &world{c: c, now: now, byOwner: map[string][]map[string]any{}, orphans: map[string][]map[string]any{}}
 	for _, rs := range rl.Items {
+		// scaleRS updates the ReplicaSets it scales in place (replaceMap,
+		// which changes only the top level): listed objects may be
+		// shared (sim caches lists), so work on a shallow copy.
+		rs = maps.Clone(rs)
 		if uid := kobj.ControllerUID(rs); uid != "" {
 			w.byOwner[uid] = append(w.byOwner[uid], rs)
 		} else if !kobj.Deleting(rs) {

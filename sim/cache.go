@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// listCache keeps the decoded objects of the kinds the controllers list,
+// from one round to the next, so that a List costs no decoding: it is
+// valid while the store's revision is the one it has seen, and follows the
+// writes the controllers make through it (each moves the revision by one
+// per object it changes; any write it cannot account for empties it).
+//
+// The objects it hands out are shared between the controllers and the
+// rounds: controllers must not change listed objects (they copy the one
+// they write).
+type listCache struct {
+	rev   uint64
+	kinds map[schema.GVK]*kindCache
+	// handed is, when checkShared is set, what List handed out, as it was.
+	handed []handedOut
+}
+
+// checkShared makes the cache verify, at the start of every round, that
+// no controller changed an object it listed (tests set it).
+var checkShared = false
+
+type handedOut struct {
+	obj cluster.Object
+	enc []byte
+}
+
+// verify reports an object handed out by List that was changed since.
+func (lc *listCache) verify() error {
+	defer func() { lc.handed = lc.handed[:0] }()
+	for _, h := range lc.handed {
+		enc, err := value.Encode(h.obj)
+		if err != nil {
+			return err
+		}
+		if string(enc) != string(h.enc) {
+			return fmt.Errorf("sim: a controller changed a listed object: was %s, now %s", h.enc, enc)
+		}
+	}
+	return nil
+}
+
+func (lc *listCache) hand(items []cluster.Object) {
+	if !checkShared {
+		return
+	}
+	for _, obj := range items {
+		enc, err := value.Encode(obj)
+		if err != nil {
+			panic(err)
+		}
+		lc.handed = append(lc.handed, handedOut{obj, enc})
+	}
+}
+
+// nsName is an object's place in a kind's list.
+type nsName struct{ namespace, name string }
+
+func (k nsName) compare(o nsName) int {
+	if c := strings.Compare(k.namespace, o.namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(k.name, o.name)
+}
+
+type cacheEntry struct {
+	key nsName
+	obj cluster.Object // nil: removed
+}
+
+// kindCache is the objects of one kind, in List order once tidy.
+type kindCache struct {
+	entries []cacheEntry
+	index   map[nsName]int
+	// stale objects are read again before the next List.
+	stale map[nsName]bool
+	// untidy: entries holds removed or unsorted entries.
+	untidy bool
+}
+
+func keyOf(obj cluster.Object) nsName {
+	md, _ := obj["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	return nsName{ns, name}
+}
+
+func (kc *kindCache) set(k nsName, obj cluster.Object) {
+	if i, ok := kc.index[k]; ok {
+		kc.entries[i].obj = obj
+		if obj == nil {
+			kc.untidy = true
+		}
+		return
+	}
+	if obj == nil {
+		return
+	}
+	kc.index[k] = len(kc.entries)
+	if n := len(kc.entries); n > 0 && kc.entries[n-1].key.compare(k) >= 0 {
+		kc.untidy = true
+	}
+	kc.entries = append(kc.entries, cacheEntry{key: k, obj: obj})
+}
+
+func (kc *kindCache) tidy() {
+	if !kc.untidy {
+		return
+	}
+	kept := kc.entries[:0]
+	for _, e := range kc.entries {
+		if e.obj != nil {
+			kept = append(kept, e)
+		}
+	}
+	clear(kc.entries[len(kept):])
+	slices.SortFunc(kept, func(a, b cacheEntry) int { return a.key.compare(b.key) })
+	kc.entries = kept
+	clear(kc.index)
+	for i, e := range kept {
+		kc.index[e.key] = i
+	}
+	kc.untidy = false
+}
+
+// begin starts a round on c, the interface of the round's batch, and
+// returns the interface the controllers get.
+func (lc *listCache) begin(c cluster.Interface) cluster.Interface {
+	rev, ok := local.BatchRevision(c)
+	if !ok {
+		lc.kinds = nil
+		return c
+	}
+	if rev != lc.rev {
+		lc.kinds = nil
+		lc.rev = rev
+	}
+	return &cachedCluster{Interface: c, lc: lc}
+}
+
+// cachedCluster serves option-less Lists from a listCache and accounts
+// for the writes made through it.
+type cachedCluster struct {
+	cluster.Interface
+	lc *listCache
+}
+
+func (c *cachedCluster) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	if len(opts) > 0 {
+		return c.Interface.List(ctx, gvk, opts...)
+	}
+	lc := c.lc
+	kc := lc.kinds[gvk]
+	if kc == nil {
+		l, err := c.Interface.List(ctx, gvk)
+		if err != nil {
+			return nil, err
+		}
+		kc = &kindCache{entries: make([]cacheEntry, len(l.Items)), index: make(map[nsName]int, len(l.Items))}
+		for i, obj := range l.Items {
+			k := keyOf(obj)
+			kc.entries[i] = cacheEntry{key: k, obj: obj}
+			kc.index[k] = i
+		}
+		if lc.kinds == nil {
+			lc.kinds = map[schema.GVK]*kindCache{}
+		}
+		lc.kinds[gvk] = kc
+		// The caller gets the list's own slice; the objects are shared.
+		lc.hand(l.Items)
+		return l, nil
+	}
+	for k := range kc.stale {
+		obj, err := c.Interface.Get(ctx, gvk, k.namespace, k.name)
+		switch {
+		case err == nil:
+			kc.set(k, obj)
+		case cluster.IsNotFound(err):
+			kc.set(k, nil)
+		default:
+			return nil, err
+		}
+	}
+	clear(kc.stale)
+	kc.tidy()
+	out := &cluster.List{Items: make([]cluster.Object, len(kc.entries)), ResourceVersion: strconv.FormatUint(lc.rev, 10)}
+	for i, e := range kc.entries {
+		out.Items[i] = e.obj
+	}
+	lc.hand(out.Items)
+	return out, nil
+}
+
+// wrote accounts for one write to the object k of a kind (kind "": not
+// known) whose result, when known, is obj (which the store may still have
+// changed no further: its resourceVersion must be the revision's).
+func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, known bool) {
+	lc := c.lc
+	if lc.kinds == nil {
+		rev, _ := local.BatchRevision(c.Interface)
+		lc.rev = rev
+		return
+	}
+	rev, ok := local.BatchRevision(c.Interface)
+	switch {
+	case !ok:
+		lc.kinds = nil
+		return
+	case rev == lc.rev:
+		return // nothing changed
+	case rev != lc.rev+1 || kind == "":
+		lc.kinds, lc.rev = nil, rev
+		return
+	}
+	lc.rev = rev
+	if known && obj != nil {
+		md, _ := obj["metadata"].(map[string]any)
+		if rv, _ := md["resourceVersion"].(string); rv != strconv.FormatUint(rev, 10) {
+			known = false
+		}
+	}
+	if known {
+		k = keyOf(obj)
+	}
+	for gvk, kc := range lc.kinds {
+		if gvk.Group != group || gvk.Kind != kind {
+			continue
+		}
+		if k.namespace == "" && !known {
+			// Written without a namespace: which object changed may be
+			// the one of the request's default namespace.
+			delete(lc.kinds, gvk)
+			continue
+		}
+		if !known || obj["apiVersion"] != gvk.APIVersion() {
+			if kc.stale == nil {
+				kc.stale = map[nsName]bool{}
+			}
+			kc.stale[k] = true
+			continue
+		}
+		delete(kc.stale, k)
+		kc.set(k, value.DeepCopyObject(obj))
+	}
+}
+
+func (c *cachedCluster) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	out, err := c.Interface.Create(ctx, obj, opts...)
+	gvk := gvkOf(obj)
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Binding":
+		// Binding a pod changes the pod.
+		c.wrote("", "Pod", keyOf(obj), nil, false)
+	case err != nil && keyOf(obj).name == "":
+		c.wrote("", "", nsName{}, nil, false)
+	default:
+		c.wrote(gvk.Group, gvk.Kind, keyOf(obj), out, err == nil)
+	}
+	return out, err
+}
+
+func (c *cachedCluster) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	out, err := c.Interface.Update(ctx, obj, opts...)
+	gvk := gvkOf(obj)
+	c.wrote(gvk.Group, gvk.Kind, keyOf(obj), out, err == nil)
+	return out, err
+}
+
+func (c *cachedCluster) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	out, err := c.Interface.UpdateStatus(ctx, obj, opts...)
+	gvk := gvkOf(obj)
+	c.wrote(gvk.Group, gvk.Kind, keyOf(obj), out, err == nil)
+	return out, err
+}
+
+func (c *cachedCluster) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	out, err := c.Interface.Patch(ctx, gvk, namespace, name, pt, patch, opts...)
+	c.wrote(gvk.Group, gvk.Kind, nsName{namespace, name}, out, err == nil)
+	return out, err
+}
+
+func (c *cachedCluster) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	err := c.Interface.Delete(ctx, gvk, namespace, name, opts...)
+	c.wrote(gvk.Group, gvk.Kind, nsName{namespace, name}, nil, false)
+	return err
+}
+
+func gvkOf(obj cluster.Object) schema.GVK {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	group, version, ok := strings.Cut(av, "/")
+	if !ok {
+		group, version = "", av
+	}
+	return schema.GVK{Group: group, Version: version, Kind: kind}
+}

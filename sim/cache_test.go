@@ -1,0 +1,137 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/sim"
+)
+
+// unbatched hides the *local.Store from the Runner: every call is its own
+// transaction and no list is cached.
+type unbatched struct{ *local.Store }
+
+// scenario drives Deployments through creation, rollouts (rolling and
+// recreate), scaling, pausing, direct pod deletion and cascading deletion,
+// and returns what the controllers left, without uids and times.
+func scenario(t *testing.T, cached bool) string {
+	ctx := context.Background()
+	st, clk := open(t)
+	var c cluster.Interface = st
+	if !cached {
+		c = unbatched{st}
+	}
+	r := sim.New(c, clk, sim.Controllers(nil)...)
+	step := func(d time.Duration) {
+		t.Helper()
+		if err := r.Advance(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func(name string, fn func(d map[string]any)) {
+		t.Helper()
+		d, err := st.Get(ctx, deployGVK, "default", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(d)
+		if _, err := st.Update(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := func(d map[string]any) map[string]any { return d["spec"].(map[string]any) }
+	image := func(img string) func(map[string]any) {
+		return func(d map[string]any) {
+			spec(d)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = img
+		}
+	}
+	for i := range 4 {
+		d := deployment(fmt.Sprintf("web%d", i), "nginx:1.16.1", int64(2+i))
+		if i == 1 {
+			spec(d)["strategy"] = map[string]any{"type": "Recreate"}
+		}
+		if i == 2 {
+			c := spec(d)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+			c["readinessProbe"] = map[string]any{"httpGet": map[string]any{"path": "/", "port": int64(80)}, "periodSeconds": int64(3)}
+			spec(d)["minReadySeconds"] = int64(5)
+		}
+		if _, err := st.Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(time.Minute)
+	for i := range 4 {
+		edit(fmt.Sprintf("web%d", i), image("nginx:1.14.2"))
+	}
+	step(3 * time.Second)
+	edit("web0", func(d map[string]any) { spec(d)["replicas"] = int64(7) })
+	edit("web3", func(d map[string]any) { spec(d)["paused"] = true })
+	step(time.Minute)
+	edit("web3", func(d map[string]any) { spec(d)["paused"] = false; spec(d)["replicas"] = int64(1) })
+	pods, err := st.List(ctx, podGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items[:3] {
+		md := p["metadata"].(map[string]any)
+		if err := st.Delete(ctx, podGVK, "default", md["name"].(string)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(2 * time.Second)
+	if err := st.Delete(ctx, deployGVK, "default", "web1"); err != nil {
+		t.Fatal(err)
+	}
+	edit("web2", image("nginx:broken-tag-that-does-not-pull"))
+	step(10 * time.Minute)
+
+	var out []string
+	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK} {
+		l, err := st.List(ctx, gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range l.Items {
+			md := o["metadata"].(map[string]any)
+			out = append(out, fmt.Sprint(gvk.Kind, " ", md["name"], " ", md["deletionTimestamp"] != nil, " ", strip(o["status"])))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// strip drops what differs between two runs: uids (and what is derived
+// from them) and nothing else.
+func strip(v any) string {
+	s := fmt.Sprint(v)
+	var b strings.Builder
+	for _, f := range strings.Fields(s) {
+		if strings.Contains(f, "containerd://") {
+			continue
+		}
+		b.WriteString(f)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// The list cache (with checkShared: no controller changes a listed
+// object) leaves the same cluster as running every call on its own.
+func TestListCacheSameResult(t *testing.T) {
+	*sim.CheckShared = true
+	defer func() { *sim.CheckShared = false }()
+	a, b := scenario(t, true), scenario(t, false)
+	if a != b {
+		t.Errorf("cached and uncached runs differ:\n%s\n----\n%s", a, b)
+	}
+	if !strings.Contains(a, "Pod ") || !strings.Contains(a, "nginx:1.14.2") {
+		t.Errorf("scenario left no pods of the new image:\n%s", a)
+	}
+}
