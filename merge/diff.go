@@ -43,12 +43,8 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 		}
 		patch[k] = v
 	}
-	var retainKeys []any
 	found := 0 // keys of modified that original has
 	for key, modV := range modified {
-		if o.buildRetainKeys && modV != nil {
-			retainKeys = append(retainKeys, key)
-		}
 		origV, ok := original[key]
 		if !ok {
 			if !o.ignoreChangesAndAdditions {
@@ -161,9 +157,19 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			}
 		}
 	}
-	if len(retainKeys) > 0 && (len(patch) > 0 || hasAdditionalField(original, modified)) {
-		sortScalarsByString(retainKeys)
-		set(retainKeysDirective, retainKeys)
+	if o.buildRetainKeys && (len(patch) > 0 || hasAdditionalField(original, modified)) {
+		// The fields to keep: those modified sets. Built only now, for
+		// most maps need none.
+		var retainKeys []any
+		for key, modV := range modified {
+			if modV != nil {
+				retainKeys = append(retainKeys, key)
+			}
+		}
+		if len(retainKeys) > 0 {
+			sortScalarsByString(retainKeys)
+			set(retainKeysDirective, retainKeys)
+		}
 	}
 	return patch, nil
 }

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/konverge/konverge/schema"
@@ -64,7 +65,7 @@ func (p *patcher) mergeMap(original, patch map[string]any, t *schema.Type) (map[
 	// their result does not depend on the order of the patch's keys.
 	var deleteLists []string
 	for k, patchV := range patch {
-		if k == retainKeysDirective || strings.HasPrefix(k, setOrderPrefix) || done[k] {
+		if k == retainKeysDirective || strings.HasPrefix(k, setOrderPrefix) || slices.Contains(done, k) {
 			continue
 		}
 		if strings.HasPrefix(k, deleteFromPrefix) {
@@ -439,8 +440,8 @@ func (p *patcher) retainKeys(out, patch map[string]any) error {
 // setElementOrders carries out the $setElementOrder directives of patch:
 // the list they name is merged and then ordered by the directive. It
 // returns the list fields it handled.
-func (p *patcher) setElementOrders(out, patch map[string]any, t *schema.Type) (map[string]bool, error) {
-	var done map[string]bool
+func (p *patcher) setElementOrders(out, patch map[string]any, t *schema.Type) ([]string, error) {
+	var done []string
 	for key, orderV := range patch {
 		if !strings.HasPrefix(key, setOrderPrefix) {
 			continue
@@ -519,10 +520,7 @@ func (p *patcher) setElementOrders(out, patch map[string]any, t *schema.Type) (m
 			return nil, atField(err, name)
 		}
 		out[name] = both
-		if done == nil {
-			done = make(map[string]bool, 2)
-		}
-		done[name] = true
+		done = append(done, name)
 	}
 	return done, nil
 }
