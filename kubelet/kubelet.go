@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,17 @@ type Kubelet struct {
 
 	mu         sync.Mutex
 	behaviours map[behaviourKey]behaviour
+	// current remembers, by pod uid, the pods whose stored status was
+	// found to be the one of their resourceVersion at a time, until the
+	// next time it changes: such a pod needs no work before then.
+	current map[string]currentStatus
+}
+
+// currentStatus is a pod whose status at resourceVersion rv is the one
+// statusAt gives from at until next.
+type currentStatus struct {
+	rv       string
+	at, next time.Time
 }
 
 // behaviourKey is what selects a profile rule for a container.
@@ -92,6 +104,11 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		return res, fmt.Errorf("kubelet: list pods: %w", err)
 	}
 	ips := newIPAllocator(list.Items)
+	k.mu.Lock()
+	if len(k.current) > 2*len(list.Items)+1024 {
+		k.current = nil // forget the pods that went
+	}
+	k.mu.Unlock()
 	next := never
 	for _, pod := range list.Items {
 		r, err := k.syncPod(ctx, c, pod, now, ips)
@@ -178,6 +195,16 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 		}
 		return k.schedule(ctx, c, pod, now, ips)
 	}
+	uid, rv := str(md, "uid"), str(md, "resourceVersion")
+	k.mu.Lock()
+	cur, ok := k.current[uid]
+	k.mu.Unlock()
+	if ok && cur.rv == rv && rv != "" && !now.Before(cur.at) && now.Before(cur.next) {
+		// The status is what statusAt would give: nothing changed the
+		// pod and no transition is due yet.
+		res.next = cur.next
+		return res, nil
+	}
 	start, err := time.Parse(time.RFC3339, str(status, "startTime"))
 	if err != nil {
 		// Bound by someone else (spec.nodeName in the manifest): accept it now.
@@ -193,6 +220,14 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 		return res, nil
 	}
 	if value.Equal(status, newStatus) {
+		if rv != "" && uid != "" {
+			k.mu.Lock()
+			if k.current == nil {
+				k.current = map[string]currentStatus{}
+			}
+			k.current[uid] = currentStatus{rv: rv, at: now, next: next}
+			k.mu.Unlock()
+		}
 		return res, nil
 	}
 	upd := shallowCopy(pod)
@@ -285,7 +320,8 @@ func matchesNode(spec map[string]any) bool {
 func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllocator) (st map[string]any, next time.Time, gone bool) {
 	md, spec := mapOf(pod, "metadata"), mapOf(pod, "spec")
 	old := mapOf(pod, "status")
-	st = value.DeepCopyObject(old)
+	// Every field statusAt sets is new; the others are kept as they are.
+	st = maps.Clone(old)
 	if st == nil {
 		st = map[string]any{}
 	}

@@ -253,7 +253,9 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 			continue
 		}
 		delete(kc.stale, k)
-		kc.set(k, value.DeepCopyObject(obj))
+		// The caller has obj too: it must not change it either.
+		kc.set(k, obj)
+		lc.hand([]cluster.Object{obj})
 	}
 }
 

@@ -3,6 +3,7 @@ package local
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/defaults"
@@ -251,7 +252,19 @@ func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions
 	if err != nil {
 		return nil, err
 	}
-	obj := value.DeepCopyObject(in)
+	var obj map[string]any
+	if statusOnly {
+		// A status update takes only metadata and status from the
+		// request: copy just those.
+		obj = make(map[string]any, 4)
+		for _, f := range []string{"apiVersion", "kind", "metadata", "status"} {
+			if v, ok := in[f]; ok {
+				obj[f] = value.DeepCopy(v)
+			}
+		}
+	} else {
+		obj = value.DeepCopyObject(in)
+	}
 	md := metadata(obj)
 	ns := requestNamespace(res, str(md, "namespace"))
 	setString(md, "namespace", ns)
@@ -284,10 +297,19 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	if rv := str(md, "resourceVersion"); rv != "" && rv != oldRV {
 		return nil, cluster.NewConflict(res.GroupResource(), k.name, optimisticLock)
 	}
+	fastStatus := statusOnly && statusDefaultsAlone(res) && t.crdVersion(res) == nil
 	if statusOnly {
 		// The status strategies take everything but status from the
 		// stored object.
-		next := value.DeepCopyObject(old.obj)
+		var next map[string]any
+		if fastStatus {
+			// Nothing below changes what next shares with old.obj
+			// (which this call owns) but its metadata.
+			next = maps.Clone(old.obj)
+			next["metadata"] = maps.Clone(metadata(old.obj))
+		} else {
+			next = value.DeepCopyObject(old.obj)
+		}
 		if st, ok := obj["status"]; ok {
 			next["status"] = st
 		} else {
@@ -307,7 +329,13 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	}
 	md["resourceVersion"] = oldRV
 
-	if err := t.defaults(res, obj); err != nil {
+	if fastStatus {
+		// The rest is the stored object, defaulted already: defaulting it
+		// again changes nothing.
+		if err := t.defaultStatus(res, obj); err != nil {
+			return nil, err
+		}
+	} else if err := t.defaults(res, obj); err != nil {
 		return nil, err
 	}
 	md = metadata(obj)
@@ -400,4 +428,39 @@ func namespacePending(obj map[string]any) bool {
 	spec, _ := obj["spec"].(map[string]any)
 	fs, _ := spec["finalizers"].([]any)
 	return len(fs) > 0
+}
+
+// statusDefaultsAlone reports the built-in kinds whose status defaults
+// depend on nothing but the status (a Service's do not: its
+// loadBalancer ingress ipMode depends on spec.type).
+func statusDefaultsAlone(res cluster.Resource) bool {
+	switch res.GVK {
+	case schema.GVK{Version: "v1", Kind: "Pod"},
+		schema.GVK{Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+		schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}:
+		return true
+	}
+	return false
+}
+
+// defaultStatus fills in the defaults of obj's status alone, as defaults
+// would for the whole object, for a kind of statusDefaultsAlone.
+func (t *txn) defaultStatus(res cluster.Resource, obj map[string]any) error {
+	shell := map[string]any{"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
+	if st, ok := obj["status"]; ok {
+		shell["status"] = st
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		// For the error messages.
+		shell["metadata"] = map[string]any{"name": md["name"], "namespace": md["namespace"]}
+	}
+	if err := t.defaults(res, shell); err != nil {
+		return err
+	}
+	if st, ok := shell["status"]; ok {
+		obj["status"] = st
+	} else {
+		delete(obj, "status")
+	}
+	return nil
 }
