@@ -375,9 +375,17 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		i = safeRun(s, i)
-		if i >= len(s) {
-			break
+		// Find the next byte to escape: eight at a time, then one by one.
+		if i+8 <= len(s) {
+			if m := unsafeMask(load64(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+			} else {
+				i += 8
+				continue
+			}
+		} else if safeStringByte[s[i]] {
+			i++
+			continue
 		}
 		b := s[i]
 		if b < utf8.RuneSelf {
@@ -423,29 +431,22 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// safeRun returns the position of the first byte from i on that is not
-// safeStringByte, or len(s), testing eight bytes at a time as plainRun does.
-func safeRun(s string, i int) int {
-	for i+8 <= len(s) {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q := x ^ (ones * '"')
-		bs := x ^ (ones * '\\')
-		lt := x ^ (ones * '<')
-		gt := x ^ (ones * '>')
-		amp := x ^ (ones * '&')
-		m := ((q - ones) & ^q) | ((bs - ones) & ^bs) | ((lt - ones) & ^lt) |
-			((gt - ones) & ^gt) | ((amp - ones) & ^amp) | ((x - ones*0x20) & ^x) | x
-		m &= highs
-		if m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-		i += 8
-	}
-	for i < len(s) && safeStringByte[s[i]] {
-		i++
-	}
-	return i
+// load64 returns the eight bytes of s from i as a little-endian word.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// unsafeMask flags (with its high bit) each byte of x that is not a
+// safeStringByte; the lowest flagged byte is always one (see plainRun).
+// A byte with bit 2 set becomes 0x26 exactly when it is '"' (0x22) or '&'
+// (0x26), with bit 1 set 0x3e exactly when it is '<' or '>'.
+func unsafeMask(x uint64) uint64 {
+	qa := (x | ones*0x04) ^ (ones * 0x26)
+	lg := (x | ones*0x02) ^ (ones * 0x3e)
+	bs := x ^ (ones * '\\')
+	return (((qa - ones) & ^qa) | ((lg - ones) & ^lg) | ((bs - ones) & ^bs) | ((x - ones*0x20) & ^x) | x) & highs
 }
 
 // safeStringByte reports the bytes that encoding/json writes as they are
