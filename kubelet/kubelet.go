@@ -284,12 +284,15 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 		}
 		return res, fmt.Errorf("kubelet: bind pod %s/%s to %s: %w", ns, name, NodeName, err)
 	}
-	out, err := c.Get(ctx, podGVK, ns, name)
-	if err != nil {
-		return res, fmt.Errorf("kubelet: get pod %s/%s: %w", ns, name, err)
-	}
-	st, next, _ := k.statusAt(out, now, now, ips)
-	upd := shallowCopy(out)
+	// The first status does not depend on what binding changed (the
+	// node name, the PodScheduled condition, both rewritten here), and a
+	// kubelet's status writes are unconditional, as its status patches:
+	// no need to read the bound pod back.
+	st, next, _ := k.statusAt(pod, now, now, ips)
+	upd := shallowCopy(pod)
+	upmd := shallowCopy(md)
+	delete(upmd, "resourceVersion")
+	upd["metadata"] = upmd
 	upd["status"] = st
 	if _, err := c.UpdateStatus(ctx, upd); err != nil && !cluster.IsConflict(err) && !cluster.IsNotFound(err) {
 		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
