@@ -116,7 +116,14 @@ type syncer struct {
 func (s *syncer) status() map[string]any { return kobj.EnsureMap(s.d, "status") }
 
 func (s *syncer) run(ctx context.Context) error {
-	s.d = kobj.Copy(s.orig)
+	// The working copy shares the spec, which nothing changes, with the
+	// listed object.
+	s.d = maps.Clone(s.orig)
+	for _, f := range []string{"metadata", "status"} {
+		if v, ok := s.orig[f]; ok {
+			s.d[f] = value.DeepCopy(v)
+		}
+	}
 	s.spec = readSpec(s.d)
 	defer func() {}()
 

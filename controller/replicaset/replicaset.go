@@ -13,6 +13,7 @@ package replicaset
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"time"
@@ -219,7 +220,8 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		delete(st, "conditions")
 	}
 	if !equalStatus(old, st) {
-		next := kobj.Copy(rs)
+		// A status update takes nothing but metadata and status.
+		next := maps.Clone(rs)
 		next["status"] = st
 		if _, err := c.UpdateStatus(ctx, next); err != nil {
 			if !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
