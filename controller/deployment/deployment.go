@@ -312,7 +312,7 @@ func (s *syncer) getNewRS(ctx context.Context, rss []map[string]any, create bool
 	newRS, old := s.split(rss)
 	newRevision := strconv.FormatInt(maxRevision(old)+1, 10)
 	if newRS != nil {
-		next := kobj.Copy(newRS)
+		next := copyForUpdate(newRS)
 		annChanged := s.setNewRSAnnotations(next, newRevision, true)
 		minReadyChanged := kobj.IntOr(next, 0, "spec", "minReadySeconds") != s.spec.minReady
 		if annChanged || minReadyChanged {
@@ -525,7 +525,7 @@ func (s *syncer) scaleRS(ctx context.Context, rs map[string]any, newScale int64,
 	if !sizeChange && !replicasAnnotationsNeedUpdate(rs, s.spec.replicas, maxR) {
 		return false, nil
 	}
-	next := kobj.Copy(rs)
+	next := copyForUpdate(rs)
 	kobj.EnsureMap(next, "spec")["replicas"] = newScale
 	setReplicasAnnotations(next, s.spec.replicas, maxR)
 	got, err := s.c.Update(ctx, next)
@@ -543,6 +543,20 @@ func (s *syncer) scaleRS(ctx context.Context, rs map[string]any, newScale int64,
 	}
 	return true, s.record(ctx, event.Normal, "ScalingReplicaSet",
 		fmt.Sprintf("Scaled %s replica set %s from %d to %d", op, kobj.Name(rs), old, newScale))
+}
+
+// copyForUpdate copies a ReplicaSet deep enough to change its metadata
+// and the top level of its spec (replicas, minReadySeconds): the rest is
+// shared with rs.
+func copyForUpdate(rs map[string]any) map[string]any {
+	next := maps.Clone(rs)
+	if md, ok := rs["metadata"]; ok {
+		next["metadata"] = value.DeepCopy(md)
+	}
+	if spec, ok := rs["spec"].(map[string]any); ok {
+		next["spec"] = maps.Clone(spec)
+	}
+	return next
 }
 
 // replaceMap makes dst hold src's content, so that every slice holding

@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -252,11 +253,16 @@ func templateWithoutHash(t map[string]any) map[string]any {
 			return t
 		}
 	}
-	c := kobj.Copy(t)
-	l := kobj.Map(c, "metadata", "labels")
+	// Copy only the path to the label: the rest is shared with t.
+	c := maps.Clone(t)
+	md := maps.Clone(kobj.Map(t, "metadata"))
+	c["metadata"] = md
+	l := maps.Clone(kobj.Map(md, "labels"))
 	delete(l, PodTemplateHashLabel)
 	if len(l) == 0 {
-		delete(kobj.Map(c, "metadata"), "labels")
+		delete(md, "labels")
+	} else {
+		md["labels"] = l
 	}
 	return c
 }
