@@ -369,12 +369,7 @@ const (
 // a special one.
 func plainRun(b []byte, pos int) int {
 	for pos+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[pos:])
-		q := x ^ (ones * '"')
-		bs := x ^ (ones * '\\')
-		m := ((q - ones) & ^q) | ((bs - ones) & ^bs) | ((x - ones*0x20) & ^x) | x
-		m &= highs
-		if m != 0 {
+		if m := specialMask(binary.LittleEndian.Uint64(b[pos:])); m != 0 {
 			return pos + bits.TrailingZeros64(m)/8
 		}
 		pos += 8
@@ -385,24 +380,43 @@ func plainRun(b []byte, pos int) int {
 	return pos
 }
 
+// specialMask flags (with its high bit) the bytes of x that are not
+// plainStringByte; the lowest flagged byte is always one.
+func specialMask(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return (((q - ones) & ^q) | ((bs - ones) & ^bs) | ((x - ones*0x20) & ^x) | x) & highs
+}
+
 // strSlow decodes a string with escapes or invalid UTF-8 (replaced by
 // U+FFFD, as encoding/json does).
 func (d *decoder) strSlow(start int) (string, error) {
-	buf := append(d.buf[:0], d.data[start:d.pos]...)
-	defer func() { d.buf = buf[:0] }()
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
+	buf, pos, msg := unescape(d.data, d.pos, append(d.buf[:0], d.data[start:d.pos]...))
+	d.buf = buf[:0]
+	d.pos = pos
+	if msg != "" {
+		return "", d.errorf("%s", msg)
+	}
+	return string(buf), nil
+}
+
+// unescape appends to buf the rest of the string whose byte pos of data is
+// in, up to its closing quote, decoded. It returns the position after the
+// quote or, with a message, the position of the problem. It works on local
+// variables, which stay in registers, rather than on a decoder.
+func unescape(data []byte, pos int, buf []byte) ([]byte, int, string) {
+	for pos < len(data) {
+		c := data[pos]
 		switch {
 		case c == '"':
-			d.pos++
-			return string(buf), nil
+			return buf, pos + 1, ""
 		case c == '\\':
-			d.pos++
-			if d.pos >= len(d.data) {
-				return "", d.errorf("unterminated string")
+			pos++
+			if pos >= len(data) {
+				return buf, pos, "unterminated string"
 			}
-			e := d.data[d.pos]
-			d.pos++
+			e := data[pos]
+			pos++
 			switch e {
 			case '"', '\\', '/':
 				buf = append(buf, e)
@@ -417,44 +431,51 @@ func (d *decoder) strSlow(start int) (string, error) {
 			case 't':
 				buf = append(buf, '\t')
 			case 'u':
-				r, ok := d.hex4()
+				r, ok := hex4(data, pos)
 				if !ok {
-					return "", d.errorf("invalid \\u escape")
+					return buf, pos, "invalid \\u escape"
 				}
+				pos += 4
 				if utf16.IsSurrogate(r) {
 					r2 := utf8.RuneError
-					if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-						save := d.pos
-						d.pos += 2
-						lo, ok := d.hex4()
-						if ok {
+					if pos+1 < len(data) && data[pos] == '\\' && data[pos+1] == 'u' {
+						if lo, ok := hex4(data, pos+2); ok {
 							r2 = utf16.DecodeRune(r, lo)
-						}
-						if r2 == utf8.RuneError {
-							d.pos = save
+							if r2 != utf8.RuneError {
+								pos += 6
+							}
 						}
 					}
 					r = r2
 				}
 				buf = utf8.AppendRune(buf, r)
 			default:
-				d.pos--
-				return "", d.errorf("invalid escape \\%c", e)
+				return buf, pos - 1, fmt.Sprintf("invalid escape \\%c", e)
 			}
 		case c < 0x20:
-			return "", d.errorf("control character in string")
+			return buf, pos, "control character in string"
 		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(d.data[d.pos:])
-			d.pos += size
+			r, size := utf8.DecodeRune(data[pos:])
+			pos += size
 			buf = utf8.AppendRune(buf, r)
 		default:
-			// A run of bytes that need no decoding.
-			run := plainRun(d.data, d.pos+1)
-			buf = append(buf, d.data[d.pos:run]...)
-			d.pos = run
+			// A run of bytes that need no decoding; in the escape-dense
+			// text of a last-applied annotation, usually a short one.
+			run := pos + 1
+			if run+8 <= len(data) {
+				if m := specialMask(binary.LittleEndian.Uint64(data[run:])); m != 0 {
+					run += bits.TrailingZeros64(m) / 8
+				} else {
+					run = plainRun(data, run+8)
+				}
+			} else {
+				run = plainRun(data, run)
+			}
+			buf = append(buf, data[pos:run]...)
+			pos = run
 		}
 	}
-	return "", d.errorf("unterminated string")
+	return buf, pos, "unterminated string"
 }
 
 // plainStringByte reports the bytes that stand for themselves inside a JSON
@@ -466,12 +487,13 @@ var plainStringByte = func() (t [256]bool) {
 	return t
 }()
 
-func (d *decoder) hex4() (rune, bool) {
-	if len(d.data)-d.pos < 4 {
+// hex4 reads the four hex digits of a \\u escape at pos of data.
+func hex4(data []byte, pos int) (rune, bool) {
+	if len(data)-pos < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range d.data[d.pos : d.pos+4] {
+	for _, c := range data[pos : pos+4] {
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
@@ -484,7 +506,6 @@ func (d *decoder) hex4() (rune, bool) {
 		}
 		r = r*16 + rune(c)
 	}
-	d.pos += 4
 	return r, true
 }
 
