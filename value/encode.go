@@ -85,13 +85,39 @@ func (e *encoder) release() {
 	}
 	clear(e.pairs[:cap(e.pairs)])
 	pairs, buf := e.pairs[:0], e.buf[:0]
-	*e = encoder{pairs: pairs, buf: buf}
+	*e = encoder{pairs: pairs, buf: buf, lastStr: e.lastStr, lastEnc: e.lastEnc}
 	encoderPool.Put(e)
+}
+
+// The lengths of the strings whose encoding the encoder remembers.
+const (
+	minCachedString = 1 << 10
+	maxCachedString = 64 << 10
+)
+
+// appendLongString is appendString for a string of a kilobyte or more,
+// reusing the encoding of the last such string when it is the same (the
+// comparison is immediate when both share their bytes).
+func (e *encoder) appendLongString(dst []byte, s string) []byte {
+	if s == e.lastStr {
+		return append(dst, e.lastEnc...)
+	}
+	start := len(dst)
+	dst = appendString(dst, s)
+	e.lastStr = s
+	e.lastEnc = append(e.lastEnc[:0], dst[start:]...)
+	return dst
 }
 
 type encoder struct {
 	pairs []kv   // scratch for sorting object members
 	buf   []byte // output buffer of Encode
+
+	// The last long string written and its encoding, kept across uses of
+	// the pooled encoder: kubectl apply's patch and result carry the same
+	// last-applied annotation, kilobytes of JSON text to escape.
+	lastStr string
+	lastEnc []byte
 
 	// Past MaxDepth nested objects and lists, the encoder remembers the
 	// ones it is inside, so that a value containing itself is an error as
@@ -139,6 +165,9 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
+		if len(x) >= minCachedString && len(x) <= maxCachedString {
+			return e.appendLongString(dst, x), nil
+		}
 		return appendString(dst, x), nil
 	case bool:
 		if x {
