@@ -66,21 +66,24 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	return res, nil
 }
 
+// podKey is a pod's namespace and name.
+type podKey struct{ namespace, name string }
+
 type podIndex struct {
 	byOwner map[string][]map[string]any // controller uid -> pods
 	orphans map[string][]map[string]any // namespace -> pods without controller
-	names   map[string]bool             // namespace/name taken
+	names   map[podKey]bool             // names taken
 }
 
 func newPodIndex(pods []cluster.Object) *podIndex {
 	idx := &podIndex{
 		byOwner: map[string][]map[string]any{},
 		orphans: map[string][]map[string]any{},
-		names:   make(map[string]bool, len(pods)),
+		names:   make(map[podKey]bool, len(pods)),
 	}
 	for _, p := range pods {
 		ns := kobj.Namespace(p)
-		idx.names[ns+"/"+kobj.Name(p)] = true
+		idx.names[podKey{ns, kobj.Name(p)}] = true
 		if uid := kobj.ControllerUID(p); uid != "" {
 			idx.byOwner[uid] = append(idx.byOwner[uid], p)
 		} else if !kobj.Deleting(p) {
@@ -323,11 +326,11 @@ func newPod(rs map[string]any, idx *podIndex) map[string]any {
 	var name string
 	for n := 0; ; n++ {
 		name = PodName(rsName, n)
-		if !idx.names[ns+"/"+name] {
+		if !idx.names[podKey{ns, name}] {
 			break
 		}
 	}
-	idx.names[ns+"/"+name] = true
+	idx.names[podKey{ns, name}] = true
 	pmd["name"] = name
 	pmd["generateName"] = rsName + "-"
 	pmd["namespace"] = ns
