@@ -23,6 +23,8 @@ import (
 // rounds: controllers must not change listed objects (they copy the one
 // they write).
 type listCache struct {
+	// st is the store the cache is of.
+	st    *local.Store
 	rev   uint64
 	kinds map[schema.GVK]*kindCache
 	// handed is, when checkShared is set, what List handed out, as it was.
@@ -136,17 +138,17 @@ func (kc *kindCache) tidy() {
 	kc.untidy = false
 }
 
-// begin starts a round on c, the interface of the round's batch, and
+// begin starts a round on c, the interface of a batch of st, and
 // returns the interface the controllers get.
-func (lc *listCache) begin(c cluster.Interface) cluster.Interface {
+func (lc *listCache) begin(st *local.Store, c cluster.Interface) cluster.Interface {
 	rev, ok := local.BatchRevision(c)
 	if !ok {
 		lc.kinds = nil
 		return c
 	}
-	if rev != lc.rev {
+	if rev != lc.rev || st != lc.st {
 		lc.kinds = nil
-		lc.rev = rev
+		lc.rev, lc.st = rev, st
 	}
 	return &cachedCluster{Interface: c, lc: lc}
 }

@@ -137,7 +137,7 @@ func (r *Runner) round(ctx context.Context, now time.Time) (controller.Result, [
 		return res, changed, err
 	}
 	err := st.Batch(ctx, func(c cluster.Interface) error {
-		writes, err := run(r.cache.begin(c))
+		writes, err := run(r.cache.begin(st, c))
 		if err == nil && writes == 0 {
 			return errNoWrites
 		}
