@@ -201,23 +201,26 @@ func normalizeSliceOrder(toSort, order []any, mergeKey string, kind elemKind) ([
 	if len(toSort) > 1 {
 		var idx indexOf
 		idx.init(order, mergeKey, kind)
-		var posBuf [smallList]int
-		pos := posBuf[:0]
-		for _, v := range toSort {
-			pos = append(pos, idx.find(v, mergeKey, kind))
-		}
-		if len(toSort) <= 20 {
+		if len(toSort) <= smallList {
 			// What sort.Stable does with at most 20 elements (one
 			// insertion sort), without boxing byPos into an interface.
 			// The order depends on the algorithm, for byPos.Less is not
 			// a strict order.
-			b := byPos{toSort, pos}
+			var posBuf [smallList]int
+			b := byPos{toSort, posBuf[:len(toSort)]}
+			for i, v := range toSort {
+				b.pos[i] = idx.find(v, mergeKey, kind)
+			}
 			for i := 1; i < len(toSort); i++ {
 				for j := i; j > 0 && b.Less(j, j-1); j-- {
 					b.Swap(j, j-1)
 				}
 			}
 		} else {
+			pos := make([]int, len(toSort))
+			for i, v := range toSort {
+				pos[i] = idx.find(v, mergeKey, kind)
+			}
 			sort.Stable(byPos{toSort, pos})
 		}
 	}
