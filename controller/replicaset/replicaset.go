@@ -167,7 +167,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 	tmplLabels := kobj.StringMap(rs, "spec", "template", "metadata", "labels")
 	var fully, ready, avail int64
 	for _, p := range active {
-		if hasAll(kobj.Labels(p), tmplLabels) {
+		if hasAllLabels(kobj.Map(p, "metadata", "labels"), tmplLabels) {
 			fully++
 		}
 		if ok, _ := kobj.PodReady(p); ok {

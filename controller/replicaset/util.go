@@ -10,10 +10,11 @@ func valueEqual(a, b map[string]any) bool { return value.Equal(a, b) }
 
 func joinErrs(errs []error) error { return errors.Join(errs...) }
 
-// hasAll reports whether labels holds every key and value of want.
-func hasAll(labels, want map[string]string) bool {
+// hasAllLabels reports whether labels (as an object holds them) has
+// every key and value of want.
+func hasAllLabels(labels map[string]any, want map[string]string) bool {
 	for k, v := range want {
-		if got, ok := labels[k]; !ok || got != v {
+		if got, ok := labels[k].(string); !ok || got != v {
 			return false
 		}
 	}
