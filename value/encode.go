@@ -57,6 +57,12 @@ func Encode(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(buf) >= 64<<10 {
+		// A large encoding is returned as it is rather than copied; the
+		// pooled encoder starts over with a new buffer.
+		e.buf = nil
+		return buf, nil
+	}
 	// One allocation of the exact size instead of a buffer grown by
 	// doubling.
 	return append(make([]byte, 0, len(buf)), buf...), nil
@@ -80,7 +86,7 @@ var encoderPool = sync.Pool{New: func() any {
 
 // release returns e to the pool without references to what it encoded.
 func (e *encoder) release() {
-	if cap(e.pairs) > maxPooledScratch || cap(e.buf) > 1<<20 {
+	if cap(e.pairs) > maxPooledScratch || cap(e.buf) > 64<<10 {
 		return
 	}
 	clear(e.pairs[:cap(e.pairs)])
