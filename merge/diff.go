@@ -202,27 +202,45 @@ func (d *differ) diffLists(original, modified, other []any, t *schema.Type, o di
 	}
 	if kind == elemMap {
 		mergeKey := t.MergeKey
-		add, del, err = d.diffListsOfMaps(original, modified, other, t, mergeKey, o)
+		// The merge keys of the elements (all present once the diff
+		// succeeded), from the diff of short lists or looked up.
+		var keys *smallKeys
+		if len(original) <= smallList && len(modified) <= smallList && len(other) <= smallList {
+			keys = new(smallKeys)
+			add, del, err = d.diffSmallListsOfMaps(original, modified, other, t, mergeKey, o, keys)
+		} else {
+			add, del, err = d.diffListsOfMaps(original, modified, other, t, mergeKey, o)
+		}
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		orderSame := len(original) == len(modified)
-		if orderSame {
-			for i := range modified {
-				a, _ := original[i].(map[string]any)
-				b, _ := modified[i].(map[string]any)
-				if comparable(a[mergeKey]) != comparable(b[mergeKey]) {
-					orderSame = false
-					break
-				}
+		var origKeys, modKeys []any
+		if keys != nil {
+			origKeys, modKeys = keys.orig[:len(original)], keys.mod[:len(modified)]
+		}
+		keyOf := func(l, keys []any, i int) any {
+			if keys != nil {
+				return keys[i]
 			}
+			return l[i].(map[string]any)[mergeKey]
 		}
 		add = append(add, del...)
-		if o.setElementOrder && ((!o.ignoreChangesAndAdditions && (len(add) > 0 || !orderSame)) ||
-			(!o.ignoreDeletions && len(add) > 0)) {
+		emit := false
+		switch {
+		case !o.setElementOrder:
+		case len(add) > 0:
+			emit = !o.ignoreChangesAndAdditions || !o.ignoreDeletions
+		case !o.ignoreChangesAndAdditions:
+			// Without changes, the order is sent when it changed.
+			emit = len(original) != len(modified)
+			for i := 0; !emit && i < len(modified); i++ {
+				emit = comparable(keyOf(original, origKeys, i)) != comparable(keyOf(modified, modKeys, i))
+			}
+		}
+		if emit {
 			order = make([]any, len(modified))
-			for i, v := range modified {
-				order[i] = map[string]any{mergeKey: v.(map[string]any)[mergeKey]}
+			for i := range modified {
+				order[i] = map[string]any{mergeKey: keyOf(modified, modKeys, i)}
 			}
 		}
 		return add, nil, order, nil
@@ -259,9 +277,6 @@ const smallList = 16
 // returns the patch elements (in modified's order) and the deletion
 // directives (ordered by key, as kubectl orders them).
 func (d *differ) diffListsOfMaps(original, modified, other []any, t *schema.Type, mergeKey string, o diffOptions) (patch, deletions []any, err error) {
-	if len(original) <= smallList && len(modified) <= smallList && len(other) <= smallList {
-		return d.diffSmallListsOfMaps(original, modified, other, t, mergeKey, o)
-	}
 	elemT := t.Element()
 	type slot struct {
 		m       map[string]any
@@ -336,12 +351,17 @@ func (d *differ) diffListsOfMaps(original, modified, other []any, t *schema.Type
 	return patch, deletions, nil
 }
 
+// smallKeys are the merge keys of the elements of two short lists.
+type smallKeys struct {
+	orig, mod [smallList]any
+}
+
 // diffSmallListsOfMaps is diffListsOfMaps for lists of at most smallList
-// elements, matching them by linear scans.
-func (d *differ) diffSmallListsOfMaps(original, modified, other []any, t *schema.Type, mergeKey string, o diffOptions) (patch, deletions []any, err error) {
+// elements, matching them by linear scans. It leaves the merge keys of the
+// elements in keys.
+func (d *differ) diffSmallListsOfMaps(original, modified, other []any, t *schema.Type, mergeKey string, o diffOptions, keys *smallKeys) (patch, deletions []any, err error) {
 	elemT := t.Element()
-	var origBuf, modBuf [smallList]any
-	origKeys, modKeys := origBuf[:len(original)], modBuf[:len(modified)]
+	origKeys, modKeys := keys.orig[:len(original)], keys.mod[:len(modified)]
 	for i, v := range original {
 		k, err := mergeKeyOf(v, mergeKey, i)
 		if err != nil {
