@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -391,7 +392,9 @@ func specialMask(x uint64) uint64 {
 // strSlow decodes a string with escapes or invalid UTF-8 (replaced by
 // U+FFFD, as encoding/json does).
 func (d *decoder) strSlow(start int) (string, error) {
-	buf, pos, msg := unescape(d.data, d.pos, append(d.buf[:0], d.data[start:d.pos]...))
+	buf := append(d.buf[:0], d.data[start:d.pos]...)
+	buf = slices.Grow(buf, 64)
+	buf, pos, msg := unescape(d.data, d.pos, buf)
 	d.buf = buf[:0]
 	d.pos = pos
 	if msg != "" {
@@ -460,7 +463,23 @@ func unescape(data []byte, pos int, buf []byte) ([]byte, int, string) {
 			buf = utf8.AppendRune(buf, r)
 		default:
 			// A run of bytes that need no decoding; in the escape-dense
-			// text of a last-applied annotation, usually a short one.
+			// text of a last-applied annotation, usually a short one:
+			// eight bytes are stored at once and the length advanced past
+			// the plain ones.
+			if pos+8 <= len(data) && cap(buf)-len(buf) >= 8 {
+				x := binary.LittleEndian.Uint64(data[pos:])
+				n := len(buf)
+				binary.LittleEndian.PutUint64(buf[n:n+8], x)
+				if m := specialMask(x); m != 0 {
+					k := bits.TrailingZeros64(m) / 8
+					buf = buf[:n+k]
+					pos += k
+				} else {
+					buf = buf[:n+8]
+					pos += 8
+				}
+				continue
+			}
 			run := pos + 1
 			if run+8 <= len(data) {
 				if m := specialMask(binary.LittleEndian.Uint64(data[run:])); m != 0 {
