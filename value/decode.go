@@ -65,8 +65,10 @@ func (d *decoder) release() {
 	if cap(d.pairs) > maxPooledScratch || cap(d.elems) > maxPooledScratch || cap(d.buf) > 64<<10 {
 		return
 	}
-	clear(d.pairs[:cap(d.pairs)])
-	clear(d.elems[:cap(d.elems)])
+	// Clear only what this document used: the stacks of a decoder that
+	// once read a long list are long.
+	clear(d.pairs[:d.hiPairs])
+	clear(d.elems[:d.hiElems])
 	pairs, elems, buf := d.pairs[:0], d.elems[:0], d.buf[:0]
 	*d = decoder{pairs: pairs, elems: elems, buf: buf}
 	decoderPool.Put(d)
@@ -101,6 +103,9 @@ type decoder struct {
 	pairs []kv   // scratch stack of object members being decoded
 	elems []any  // scratch stack of array elements being decoded
 	buf   []byte // scratch for strings with escapes
+
+	// The lengths the stacks reached, up to which release clears them.
+	hiPairs, hiElems int
 
 	// boxes caches the string values boxed into an any, so that a string
 	// repeated in the document ("TCP", a volume name) is boxed, an
@@ -253,6 +258,7 @@ func (d *decoder) object(depth int) (any, error) {
 			m[k] = v
 		} else {
 			d.pairs = append(d.pairs, kv{k, v})
+			d.hiPairs = max(d.hiPairs, len(d.pairs))
 			if len(d.pairs)-base > smallObject {
 				m = d.popPairs(base, 2*smallObject)
 			}
@@ -302,6 +308,7 @@ func (d *decoder) array(depth int) (any, error) {
 			return nil, err
 		}
 		d.elems = append(d.elems, v)
+		d.hiElems = max(d.hiElems, len(d.elems))
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in array")

@@ -89,7 +89,7 @@ func (e *encoder) release() {
 	if cap(e.pairs) > maxPooledScratch || cap(e.buf) > 64<<10 {
 		return
 	}
-	clear(e.pairs[:cap(e.pairs)])
+	// e.pairs holds nothing: appendObject clears what it used.
 	pairs, buf := e.pairs[:0], e.buf[:0]
 	*e = encoder{pairs: pairs, buf: buf, lastStr: e.lastStr, lastEnc: e.lastEnc}
 	encoderPool.Put(e)
