@@ -3,15 +3,18 @@ package sim
 import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/gc"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/kubelet"
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
 // order every round runs them: the Deployment controller, the ReplicaSet
-// controller, then the kubelet of the simulated node (with profile p; nil
-// means the default profile). Garbage collection of dependents happens in
-// the store itself (cluster/local), inside the deleting call.
+// controller, the kubelet of the simulated node (with profile p; nil
+// means the default profile), then the garbage collector. Cascading
+// deletion of dependents happens in the store itself (cluster/local),
+// inside the deleting call; the garbage collector deletes what is left
+// with owners that do not exist.
 //
 // This is the one list: add a controller here.
 func Controllers(p *kubelet.Profile) []controller.Controller {
@@ -19,5 +22,6 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		deployment.Controller{},
 		replicaset.Controller{},
 		kubelet.New(p),
+		gc.Controller{},
 	}
 }
