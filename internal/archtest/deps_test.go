@@ -14,10 +14,30 @@ const module = "github.com/konverge/konverge"
 // allowed lists, for each library package, the packages of this module it
 // may depend on (directly or not).
 var allowed = map[string][]string{
-	"value":       {},
-	"schema":      {},
-	"merge":       {"schema", "value"},
-	"lastapplied": {"value"},
+	"value":                 {},
+	"schema":                {},
+	"merge":                 {"schema", "value"},
+	"lastapplied":           {"value"},
+	"selector":              {},
+	"quantity":              {},
+	"clock":                 {},
+	"objref":                {"schema"},
+	"cluster":               {"schema"},
+	"kinds":                 {"cluster", "schema"},
+	"manifest":              {"value"},
+	"defaults":              {"quantity", "value"},
+	"validate":              {"cluster", "quantity", "schema", "value"},
+	"prune":                 {"cluster", "lastapplied", "objref", "schema", "value"},
+	"apply":                 {"cluster", "defaults", "lastapplied", "manifest", "merge", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
+	"diff":                  {"apply", "cluster", "defaults", "lastapplied", "manifest", "merge", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
+	"cluster/local":         {"cluster", "defaults", "kinds", "merge", "quantity", "schema", "selector", "validate", "value"},
+	"controller":            {"cluster", "schema"},
+	"controller/deployment": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
+	"controller/replicaset": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
+	"controller/gc":         {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
+	"controller/event":      {"cluster", "controller/internal/kobj", "schema", "value"},
+	"kubelet":               {"cluster", "controller", "schema", "value"},
+	"sim":                   {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/internal/kobj", "controller/replicaset", "defaults", "kinds", "kubelet", "merge", "quantity", "schema", "selector", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.
