@@ -321,10 +321,19 @@ func sortPairs(p []kv) {
 		return
 	}
 	for i := 1; i < len(p); i++ {
-		for j := i; j > 0 && p[j].k < p[j-1].k; j-- {
+		for j := i; j > 0 && keyLess(p[j].k, p[j-1].k); j-- {
 			p[j], p[j-1] = p[j-1], p[j]
 		}
 	}
+}
+
+// keyLess is a < b, deciding by the first bytes without calling the
+// runtime's string comparison when they differ, as object keys mostly do.
+func keyLess(a, b string) bool {
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return a < b
 }
 
 func prefixEncodeError(err error, el Element) error {
