@@ -150,9 +150,24 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 			return err
 		}
 	}
-	if r.set != nil && mode != writeNone {
+	// The ApplySet parent is written before the members, so that an
+	// interrupted apply leaks no member. In one transaction nothing can be
+	// interrupted half-way, so the parent waits for the namespaces the
+	// input creates (its own among them, for a namespaced parent).
+	parentPending := r.set != nil && mode != writeNone
+	writeParent := func() error {
+		if !parentPending {
+			return nil
+		}
+		parentPending = false
 		if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
 			return fmt.Errorf("apply: %w", err)
+		}
+		return nil
+	}
+	if !r.batched {
+		if err := writeParent(); err != nil {
+			return err
 		}
 	}
 
@@ -177,6 +192,11 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 		}
 	}
 	for i, it := range items {
+		if !it.isNamespace() {
+			if err := writeParent(); err != nil {
+				return err
+			}
+		}
 		if it.res.Namespaced {
 			r.visited.Namespaces[it.ref.Namespace] = true
 		}
@@ -202,6 +222,9 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 		r.results = append(r.results, res)
 	}
 	if err := errs.err(); err != nil {
+		return err
+	}
+	if err := writeParent(); err != nil {
 		return err
 	}
 	if r.opts.Prune {

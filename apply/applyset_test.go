@@ -9,6 +9,7 @@ import (
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/internal/golden"
 	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/schema"
 )
 
 const setID = "applyset-51uXdjs_k8zt9KVdAtPaWnW_O9B-EVzd2Bkztfa9DSA-v1" // myset.default.Secret.
@@ -152,5 +153,37 @@ metadata:
 	const wantErr = `apply: ApplySet parent object "secrets./helmset" already exists and is managed by tooling "helm" instead of "konverge"`
 	if err == nil || err.Error() != wantErr {
 		t.Errorf("error:\n%v\nwant\n%s", err, wantErr)
+	}
+}
+
+// TestApplySetInNewNamespace: in one transaction, an ApplySet whose parent
+// lives in a namespace the same input creates is written after that
+// namespace, and a later apply prunes by it.
+func TestApplySetInNewNamespace(t *testing.T) {
+	s := openStore(t)
+	opts := apply.Options{Namespace: "shop", EnforceNamespace: true, Prune: true, ApplySet: "shop-set"}
+	in := `
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b}
+`
+	if got, want := lines(mustApply(t, s, opts, parse(t, in))), "namespace/shop created\nconfigmap/a created\nconfigmap/b created\n"; got != want {
+		t.Fatalf("first apply:\n%s\nwant:\n%s", got, want)
+	}
+	parent := mustGet(t, s, schema.GVK{Version: "v1", Kind: "Secret"}, "shop", "shop-set")
+	if parentMetadata(parent) == nil {
+		t.Fatal("parent has no metadata")
+	}
+	in = strings.TrimSuffix(in, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+	if got, want := lines(mustApply(t, s, opts, parse(t, in))), "namespace/shop unchanged\nconfigmap/a unchanged\nconfigmap/b pruned\n"; got != want {
+		t.Fatalf("second apply:\n%s\nwant:\n%s", got, want)
 	}
 }
