@@ -12,7 +12,7 @@
 // # Determinism
 //
 // Controllers keep no state between syncs and run in a fixed order, each
-// round in one transaction of the embedded store, so the same objects and
+// sync in one transaction of the embedded store, so the same objects and
 // the same steps of the clock give the same writes.
 package sim
 
@@ -38,7 +38,7 @@ const DefaultMaxRounds = 1000
 // Runner syncs controllers on a clock.
 type Runner struct {
 	// Cluster is what the controllers read and write. When it is a
-	// *local.Store, each round of a settle runs in one Batch.
+	// *local.Store, each controller's sync in a round runs in one Batch.
 	Cluster cluster.Interface
 	// Clock is the cluster time; AdvanceTo and RunUntil move it.
 	Clock *clock.Clock
@@ -113,40 +113,47 @@ var errNoWrites = errors.New("sim: round wrote nothing")
 func (r *Runner) round(ctx context.Context, now time.Time) (controller.Result, []string, error) {
 	var res controller.Result
 	var changed []string
-	run := func(c cluster.Interface) (int, error) {
+	sync := func(ctrl controller.Controller, c cluster.Interface) (int, error) {
 		w := &counting{Interface: c}
-		res, changed = controller.Result{}, nil
-		for _, ctrl := range r.Controllers {
-			out, err := ctrl.Sync(ctx, w, now)
-			if err != nil {
-				return w.writes, fmt.Errorf("sim: %s controller at %s: %w", ctrl.Name(), now.Format(time.RFC3339), err)
-			}
-			if out.Changed {
-				changed = append(changed, ctrl.Name())
-			}
-			res = res.Merge(controller.Result{RequeueAt: out.RequeueAt})
+		out, err := ctrl.Sync(ctx, w, now)
+		if err != nil {
+			return w.writes, fmt.Errorf("sim: %s controller at %s: %w", ctrl.Name(), now.Format(time.RFC3339), err)
 		}
+		if out.Changed {
+			changed = append(changed, ctrl.Name())
+		}
+		res = res.Merge(controller.Result{RequeueAt: out.RequeueAt})
 		return w.writes, nil
 	}
 	st, ok := r.Cluster.(*local.Store)
 	if !ok {
-		_, err := run(r.Cluster)
-		return res, changed, err
-	}
-	if err := r.cache.verify(); err != nil {
-		return res, changed, err
-	}
-	err := st.Batch(ctx, func(c cluster.Interface) error {
-		writes, err := run(r.cache.begin(st, c))
-		if err == nil && writes == 0 {
-			return errNoWrites
+		for _, ctrl := range r.Controllers {
+			if _, err := sync(ctrl, r.Cluster); err != nil {
+				return res, changed, err
+			}
 		}
-		return err
-	})
-	if err != nil && !errors.Is(err, errNoWrites) {
-		// The batch rolled back what the cache has seen.
-		r.cache.kinds = nil
-		return res, changed, err
+		return res, changed, nil
+	}
+	// Each controller's sync is one transaction: what it writes is one
+	// valid state of the cluster, as between any two API writes, and a
+	// transaction holds the encoded writes of one controller only, not of
+	// a whole round (thousands of pods after a large apply).
+	for _, ctrl := range r.Controllers {
+		if err := r.cache.verify(); err != nil {
+			return res, changed, err
+		}
+		err := st.Batch(ctx, func(c cluster.Interface) error {
+			writes, err := sync(ctrl, r.cache.begin(st, c))
+			if err == nil && writes == 0 {
+				return errNoWrites
+			}
+			return err
+		})
+		if err != nil && !errors.Is(err, errNoWrites) {
+			// The batch rolled back what the cache has seen.
+			r.cache.kinds = nil
+			return res, changed, err
+		}
 	}
 	return res, changed, nil
 }
