@@ -73,48 +73,29 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 	if o.AllNamespaces {
 		ns = ""
 	}
-	var found []gotObject
-	var errs []error
-	for _, r := range reqs {
-		if len(r.Names) == 0 {
-			if err := checkListSelector(r.Resource, o.Selector); err != nil {
-				return failOne(o.ErrOut, err)
-			}
-			items, err := listRequest(ctx, sess.Cluster, r.Resource, ns, o.Selector)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			for _, it := range items {
-				found = append(found, gotObject{r.Resource, it})
-			}
-			continue
+	found, errs, stop := o.gatherObjects(ctx, sess.Cluster, reqs, ns, o.Selector, func(r resourceRequest, n string, err error) ([]gotObject, error) {
+		// kubectl describe TYPE PREFIX: the objects whose names start with
+		// PREFIX, when none is named PREFIX.
+		if !cluster.IsNotFound(err) || len(args) != 2 || strings.Contains(args[0], ",") {
+			return nil, err
 		}
-		for _, n := range r.Names {
-			obj, err := sess.Cluster.Get(ctx, r.Resource.GVK, o.objectNamespace(r.Resource), n)
-			if err == nil {
-				found = append(found, gotObject{r.Resource, obj})
-				continue
-			}
-			// kubectl describe TYPE PREFIX: the objects whose names start with
-			// PREFIX, when none is named PREFIX.
-			if cluster.IsNotFound(err) && len(args) == 2 && !strings.Contains(args[0], ",") {
-				items, lerr := listRequest(ctx, sess.Cluster, r.Resource, o.objectNamespace(r.Resource), "")
-				if lerr == nil {
-					var matched []gotObject
-					for _, it := range items {
-						if strings.HasPrefix(printer.Str(it, "metadata", "name"), n) {
-							matched = append(matched, gotObject{r.Resource, it})
-						}
-					}
-					if len(matched) > 0 {
-						found = append(found, matched...)
-						continue
-					}
-				}
-			}
-			errs = append(errs, err)
+		items, lerr := listRequest(ctx, sess.Cluster, r.Resource, o.objectNamespace(r.Resource), "")
+		if lerr != nil {
+			return nil, err
 		}
+		var matched []gotObject
+		for _, it := range items {
+			if strings.HasPrefix(printer.Str(it, "metadata", "name"), n) {
+				matched = append(matched, gotObject{r.Resource, it})
+			}
+		}
+		if len(matched) == 0 {
+			return nil, err
+		}
+		return matched, nil
+	})
+	if stop != nil {
+		return failOne(o.ErrOut, stop)
 	}
 	showEvents := o.ShowEvents
 	if (len(errs) > 0 || len(found) > 1) && !o.showEventsSet {

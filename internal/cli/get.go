@@ -118,34 +118,14 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		ns = ""
 	}
 
-	var found []gotObject
-	var errs []error
-	for _, r := range reqs {
-		if len(r.Names) == 0 {
-			if err := checkListSelector(r.Resource, o.Selector); err != nil {
-				return failOne(o.ErrOut, err)
-			}
-			items, err := listRequest(ctx, sess.Cluster, r.Resource, ns, o.Selector)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			for _, it := range items {
-				found = append(found, gotObject{r.Resource, it})
-			}
-			continue
+	found, errs, stop := o.gatherObjects(ctx, sess.Cluster, reqs, ns, o.Selector, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
+		if o.IgnoreNotFound && cluster.IsNotFound(err) {
+			return nil, nil
 		}
-		for _, n := range r.Names {
-			obj, err := sess.Cluster.Get(ctx, r.Resource.GVK, o.objectNamespace(r.Resource), n)
-			if err != nil {
-				if o.IgnoreNotFound && cluster.IsNotFound(err) {
-					continue
-				}
-				errs = append(errs, err)
-				continue
-			}
-			found = append(found, gotObject{r.Resource, obj})
-		}
+		return nil, err
+	})
+	if stop != nil {
+		return failOne(o.ErrOut, stop)
 	}
 
 	single := len(reqs) == 1 && len(reqs[0].Names) == 1

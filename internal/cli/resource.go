@@ -274,3 +274,45 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 	}
 	return out, errs
 }
+
+// gatherObjects reads what reqs ask for: every object of the kinds named
+// without names (in namespace ns, "" for all, matching the label selector
+// sel), and the named objects (in their namespace as -n gives it). A Get
+// that fails goes through onGetErr, which returns the objects to use
+// instead, or the error to report; a nil onGetErr reports every failure.
+// A selector that cannot be used for a list ends the gathering (stop).
+func (g *Globals) gatherObjects(ctx context.Context, c cluster.Reader, reqs []resourceRequest, ns, sel string,
+	onGetErr func(r resourceRequest, name string, err error) ([]gotObject, error)) (found []gotObject, errs []error, stop error) {
+	for _, r := range reqs {
+		if len(r.Names) == 0 {
+			if err := checkListSelector(r.Resource, sel); err != nil {
+				return nil, nil, err
+			}
+			items, err := listRequest(ctx, c, r.Resource, ns, sel)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, it := range items {
+				found = append(found, gotObject{r.Resource, it})
+			}
+			continue
+		}
+		for _, n := range r.Names {
+			obj, err := c.Get(ctx, r.Resource.GVK, g.objectNamespace(r.Resource), n)
+			if err == nil {
+				found = append(found, gotObject{r.Resource, obj})
+				continue
+			}
+			if onGetErr != nil {
+				var instead []gotObject
+				if instead, err = onGetErr(r, n, err); err == nil {
+					found = append(found, instead...)
+					continue
+				}
+			}
+			errs = append(errs, err)
+		}
+	}
+	return found, errs, nil
+}
