@@ -37,7 +37,7 @@
 // # Against a real API server
 //
 // TestRealServer creates every case of testdata/defaults with dryRun=All on
-// a kube-apiserver v1.37.1 (/work/shared/tools/realcluster.sh up;
+// a kube-apiserver v1.37.1 (scripts/realcluster.sh up;
 // KONVERGE_REALCLUSTER=1 go test ./defaults -run RealServer) and compares
 // what it stores, less what the registry and admission add (storeOwned
 // lists it), with the case's want.

@@ -17,7 +17,7 @@ import (
 )
 
 // The tests of this file compare konverge with a real kube-apiserver
-// v1.37.1 started by /work/shared/tools/realcluster.sh. They run when
+// v1.37.1 started by scripts/realcluster.sh. They run when
 // KONVERGE_REALCLUSTER is set (to "1" for ~/.cache/realcluster, or to the
 // REALCLUSTER_HOME of a running cluster):
 //

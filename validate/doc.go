@@ -19,7 +19,7 @@
 // # Against a real API server
 //
 // TestRealServer sends every case of testdata/validate to a kube-apiserver
-// v1.37.1 (/work/shared/tools/realcluster.sh up; KONVERGE_REALCLUSTER=1 go
+// v1.37.1 (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1 go
 // test ./validate -run RealServer) and compares the causes of its answer
 // with the case's errors.
 //

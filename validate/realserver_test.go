@@ -18,7 +18,7 @@ import (
 )
 
 // TestRealServer sends every case to a real kube-apiserver v1.37.1
-// (/work/shared/tools/realcluster.sh up; KONVERGE_REALCLUSTER=1): creates
+// (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1): creates
 // with dryRun=All, updates by creating old for real and replacing it with
 // dryRun=All, custom resources through a CRD widgets.example.com; and
 // compares the causes of the Invalid answer with the case's errors.

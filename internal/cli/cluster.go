@@ -11,6 +11,7 @@ import (
 
 	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/kube"
 	"github.com/konverge/konverge/cluster/local"
 )
 
@@ -113,7 +114,11 @@ var openHooks []func(ctx context.Context, g *Globals, s *Session) error
 // use.
 func (g *Globals) Open(ctx context.Context) (*Session, error) {
 	if g.Kubeconfig != "" {
-		return nil, fmt.Errorf("--kubeconfig %s: real clusters are not supported by this build of konverge; leave out --kubeconfig to use the embedded cluster", g.Kubeconfig)
+		c, err := kube.FromKubeconfig(g.Kubeconfig, g.Context)
+		if err != nil {
+			return nil, err
+		}
+		return &Session{Cluster: c, Now: time.Now}, nil
 	}
 	clk := newSessionClock(ctx)
 	st, err := local.Open(g.StateDir(), local.Options{Clock: clk})

@@ -186,12 +186,38 @@ func (o *RolloutStatusOptions) one(ctx context.Context, sess *Session, t gotObje
 		}
 		return done, nil
 	}
-	r := sess.Sim()
-	if !o.Watch || r == nil {
+	if !o.Watch {
 		_, err := check()
 		return err
 	}
 	return waitFor(ctx, sess, o.Timeout, check, fmt.Sprintf("deployment %q rollout", name))
+}
+
+// pollFor waits on a real cluster: it calls check every second of wall
+// time until it reports done (or an error), for at most timeout (zero: no
+// limit).
+func pollFor(ctx context.Context, timeout time.Duration, check func() (bool, error)) error {
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		done, err := check()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return errWaitTimeout
+		case <-tick.C:
+		}
+	}
 }
 
 // errStuck ends a wait without timeout on the embedded cluster when
@@ -209,7 +235,7 @@ func (e *errStuck) Error() string {
 func waitFor(ctx context.Context, sess *Session, timeout time.Duration, check func() (bool, error), what string) error {
 	r := sess.Sim()
 	if r == nil {
-		return fmt.Errorf("waiting needs the embedded cluster's simulation")
+		return pollFor(ctx, timeout, check)
 	}
 	limit := timeout
 	if limit <= 0 {

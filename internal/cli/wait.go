@@ -201,7 +201,7 @@ func (o *WaitOptions) Run(ctx context.Context, args []string) error {
 			return true, nil
 		}
 		var werr error
-		if timeout == 0 || sess.Sim() == nil {
+		if timeout == 0 {
 			ok, err := check()
 			if err == nil && !ok {
 				err = errWaitTimeout

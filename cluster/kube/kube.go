@@ -1,0 +1,373 @@
+// Package kube is the real-cluster backend of konverge: a cluster.Interface
+// over a Kubernetes API server reached through a kubeconfig, with
+// client-go's dynamic client. What it reads and writes are the JSON values
+// the rest of konverge works on (map[string]any); its errors are
+// *cluster.StatusError with the API server's reason, message and causes.
+//
+// The kinds it serves come from the server's discovery, once, when the
+// Cluster is made; the merge schema of a built-in kind is konverge's own
+// (schema.Builtin, Kubernetes 1.37), and custom resources have none (JSON
+// merge patch semantics, as kubectl gives them).
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/kinds"
+	kschema "github.com/konverge/konverge/schema"
+)
+
+// Cluster is a real Kubernetes API server.
+type Cluster struct {
+	dyn    dynamic.Interface
+	mapper *kinds.Mapper
+	host   string
+}
+
+var _ cluster.Interface = (*Cluster)(nil)
+
+// FromKubeconfig connects to the cluster of a kubeconfig file and context
+// ("" for the file's current context).
+func FromKubeconfig(path, context string) (*Cluster, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	return New(cfg)
+}
+
+// New connects to the API server of cfg and reads what it serves.
+func New(cfg *rest.Config) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
+	}
+	resources, err := discover(disc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: discovery: %w", cfg.Host, err)
+	}
+	return &Cluster{dyn: dyn, mapper: kinds.NewMapper(resources, kschema.Builtin()), host: cfg.Host}, nil
+}
+
+// discover lists the kinds the server serves, preferred versions first.
+func discover(disc discovery.DiscoveryInterface) ([]cluster.Resource, error) {
+	builtin := map[kschema.GVK]bool{}
+	for _, r := range kinds.Builtin() {
+		builtin[r.GVK] = true
+	}
+	preferred, err := disc.ServerPreferredResources()
+	if err != nil && len(preferred) == 0 {
+		return nil, err
+	}
+	_, all, err := disc.ServerGroupsAndResources()
+	if err != nil && len(all) == 0 {
+		return nil, err
+	}
+	isPreferred := map[string]bool{}
+	for _, l := range preferred {
+		isPreferred[l.GroupVersion] = true
+	}
+	var first, rest []cluster.Resource
+	for _, l := range all {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		status := map[string]bool{}
+		for _, r := range l.APIResources {
+			if base, sub, ok := strings.Cut(r.Name, "/"); ok && sub == "status" {
+				status[base] = true
+			}
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") || !hasVerb(r.Verbs, "get") {
+				continue
+			}
+			gvk := kschema.GVK{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
+			res := cluster.Resource{
+				GVK:        gvk,
+				Plural:     r.Name,
+				Singular:   r.SingularName,
+				ShortNames: r.ShortNames,
+				Namespaced: r.Namespaced,
+				Status:     status[r.Name],
+				Strategic:  builtin[gvk],
+			}
+			if res.Singular == "" {
+				res.Singular = strings.ToLower(r.Kind)
+			}
+			if isPreferred[l.GroupVersion] {
+				first = append(first, res)
+			} else {
+				rest = append(rest, res)
+			}
+		}
+	}
+	return append(first, rest...), nil
+}
+
+func hasVerb(verbs []string, v string) bool {
+	for _, x := range verbs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Host is the API server's address.
+func (c *Cluster) Host() string { return c.host }
+
+// Mapper returns the kinds the server serves.
+func (c *Cluster) Mapper() cluster.Mapper { return c.mapper }
+
+// resource returns the client of a kind in a namespace.
+func (c *Cluster) resource(gvk kschema.GVK, namespace string) (dynamic.ResourceInterface, cluster.Resource, error) {
+	res, err := c.mapper.ResourceFor(gvk)
+	if err != nil {
+		return nil, res, err
+	}
+	nri := c.dyn.Resource(schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: res.Plural})
+	if res.Namespaced && namespace != "" {
+		return nri.Namespace(namespace), res, nil
+	}
+	return nri, res, nil
+}
+
+func gvkOf(obj cluster.Object) kschema.GVK {
+	u := unstructured.Unstructured{Object: obj}
+	gvk := u.GroupVersionKind()
+	return kschema.GVK{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
+}
+
+func dryRun(on bool) []string {
+	if on {
+		return []string{metav1.DryRunAll}
+	}
+	return nil
+}
+
+// Get implements cluster.Reader.
+func (c *Cluster) Get(ctx context.Context, gvk kschema.GVK, namespace, name string) (cluster.Object, error) {
+	ri, _, err := c.resource(gvk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	u, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, convert(err)
+	}
+	return u.Object, nil
+}
+
+// List implements cluster.Reader.
+func (c *Cluster) List(ctx context.Context, gvk kschema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	o := cluster.CollectList(opts)
+	ri, _, err := c.resource(gvk, o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ri.List(ctx, metav1.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, ResourceVersion: o.ResourceVersion})
+	if err != nil {
+		return nil, convert(err)
+	}
+	out := &cluster.List{ResourceVersion: l.GetResourceVersion(), Items: make([]cluster.Object, len(l.Items))}
+	for i := range l.Items {
+		out.Items[i] = l.Items[i].Object
+	}
+	return out, nil
+}
+
+// Watch implements cluster.Reader.
+func (c *Cluster) Watch(ctx context.Context, gvk kschema.GVK, opts ...cluster.ListOption) (cluster.Watcher, error) {
+	o := cluster.CollectList(opts)
+	ri, _, err := c.resource(gvk, o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	w, err := ri.Watch(ctx, metav1.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, ResourceVersion: o.ResourceVersion})
+	if err != nil {
+		return nil, convert(err)
+	}
+	out := &watcher{w: w, ch: make(chan cluster.Event)}
+	go out.run(ctx)
+	return out, nil
+}
+
+type watcher struct {
+	w  watch.Interface
+	ch chan cluster.Event
+}
+
+func (w *watcher) run(ctx context.Context) {
+	defer close(w.ch)
+	defer w.w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.w.ResultChan():
+			if !ok {
+				return
+			}
+			var t cluster.EventType
+			switch ev.Type {
+			case watch.Added:
+				t = cluster.Added
+			case watch.Modified:
+				t = cluster.Modified
+			case watch.Deleted:
+				t = cluster.Deleted
+			default:
+				continue // bookmarks and errors
+			}
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			select {
+			case w.ch <- cluster.Event{Type: t, Object: u.Object}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+func (w *watcher) ResultChan() <-chan cluster.Event { return w.ch }
+func (w *watcher) Stop()                            { w.w.Stop() }
+
+// Create implements cluster.Writer.
+func (c *Cluster) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	o := cluster.CollectCreate(opts)
+	u := &unstructured.Unstructured{Object: obj}
+	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	out, err := ri.Create(ctx, u, metav1.CreateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	if err != nil {
+		return nil, convert(err)
+	}
+	return out.Object, nil
+}
+
+// Update implements cluster.Writer.
+func (c *Cluster) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	o := cluster.CollectUpdate(opts)
+	u := &unstructured.Unstructured{Object: obj}
+	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	out, err := ri.Update(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	if err != nil {
+		return nil, convert(err)
+	}
+	return out.Object, nil
+}
+
+// UpdateStatus implements cluster.Writer.
+func (c *Cluster) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	o := cluster.CollectUpdate(opts)
+	u := &unstructured.Unstructured{Object: obj}
+	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	out, err := ri.UpdateStatus(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	if err != nil {
+		return nil, convert(err)
+	}
+	return out.Object, nil
+}
+
+// Patch implements cluster.Writer.
+func (c *Cluster) Patch(ctx context.Context, gvk kschema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	o := cluster.CollectPatch(opts)
+	ri, _, err := c.resource(gvk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	po := metav1.PatchOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager}
+	if pt == cluster.ApplyPatchType {
+		po.Force = &o.Force
+	}
+	out, err := ri.Patch(ctx, name, types.PatchType(pt), patch, po)
+	if err != nil {
+		return nil, convert(err)
+	}
+	return out.Object, nil
+}
+
+// Delete implements cluster.Writer.
+func (c *Cluster) Delete(ctx context.Context, gvk kschema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	o := cluster.CollectDelete(opts)
+	ri, _, err := c.resource(gvk, namespace)
+	if err != nil {
+		return err
+	}
+	do := metav1.DeleteOptions{DryRun: dryRun(o.DryRun), GracePeriodSeconds: o.GracePeriodSeconds}
+	if o.PropagationPolicy != "" {
+		p := metav1.DeletionPropagation(o.PropagationPolicy)
+		do.PropagationPolicy = &p
+	}
+	if o.UID != "" || o.ResourceVersion != "" {
+		do.Preconditions = &metav1.Preconditions{}
+		if o.UID != "" {
+			uid := types.UID(o.UID)
+			do.Preconditions.UID = &uid
+		}
+		if o.ResourceVersion != "" {
+			rv := o.ResourceVersion
+			do.Preconditions.ResourceVersion = &rv
+		}
+	}
+	return convert(ri.Delete(ctx, name, do))
+}
+
+// convert turns an API error into a *cluster.StatusError with the same
+// code, reason, message and causes; other errors are returned as they are.
+func convert(err error) error {
+	if err == nil {
+		return nil
+	}
+	var as apierrors.APIStatus
+	if !errors.As(err, &as) {
+		return err
+	}
+	st := as.Status()
+	out := &cluster.StatusError{Code: int(st.Code), Reason: cluster.Reason(st.Reason), Message: st.Message}
+	if d := st.Details; d != nil {
+		out.Group, out.Kind, out.Name = d.Group, d.Kind, d.Name
+		for _, c := range d.Causes {
+			out.Causes = append(out.Causes, cluster.Cause{Type: string(c.Type), Field: c.Field, Message: c.Message})
+		}
+	}
+	return out
+}

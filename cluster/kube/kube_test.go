@@ -1,0 +1,179 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/kube"
+	"github.com/konverge/konverge/schema"
+)
+
+// Kubeconfig returns the kubeconfig of the real control plane that
+// scripts/realcluster.sh runs, or skips the test: KONVERGE_REALCLUSTER=1
+// means ~/.cache/realcluster, another value is that REALCLUSTER_HOME.
+func kubeconfig(t *testing.T) string {
+	t.Helper()
+	home := os.Getenv("KONVERGE_REALCLUSTER")
+	if home == "" {
+		t.Skip("KONVERGE_REALCLUSTER not set (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1)")
+	}
+	if home == "1" {
+		h, _ := os.UserHomeDir()
+		home = filepath.Join(h, ".cache", "realcluster")
+	}
+	return filepath.Join(home, "kubeconfig")
+}
+
+var (
+	cmGVK = schema.GVK{Version: "v1", Kind: "ConfigMap"}
+	nsGVK = schema.GVK{Version: "v1", Kind: "Namespace"}
+)
+
+func configMap(ns, name string, labels map[string]any, data map[string]any) cluster.Object {
+	return cluster.Object{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels},
+		"data":     data,
+	}
+}
+
+// TestRealServerContract checks the backend against a real kube-apiserver:
+// every verb, the error reasons konverge relies on, selectors, dry runs,
+// patch types and watch.
+func TestRealServerContract(t *testing.T) {
+	c, err := kube.FromKubeconfig(kubeconfig(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	ns := fmt.Sprintf("konverge-contract-%d", time.Now().UnixNano()%1e9)
+	if _, err := c.Create(ctx, cluster.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Delete(context.Background(), nsGVK, "", ns)
+
+	// Mapper: discovery with short names and scope.
+	if r, err := c.Mapper().Find("deploy"); err != nil || r.GVK.Kind != "Deployment" || !r.Namespaced || !r.Strategic || !r.Status {
+		t.Errorf("Find(deploy) = %+v, %v", r, err)
+	}
+	if r, err := c.Mapper().Find("ns"); err != nil || r.Namespaced {
+		t.Errorf("Find(ns) = %+v, %v", r, err)
+	}
+
+	w, err := c.Watch(ctx, cmGVK, cluster.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	// Dry run stores nothing.
+	if _, err := c.Create(ctx, configMap(ns, "a", nil, map[string]any{"k": "v"}), cluster.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, cmGVK, ns, "a"); cluster.ReasonOf(err) != cluster.ReasonNotFound || !cluster.IsNotFound(err) {
+		t.Fatalf("after a dry-run create: %v", err)
+	}
+
+	a, err := c.Create(ctx, configMap(ns, "a", map[string]any{"app": "x"}, map[string]any{"k": "v"}), cluster.FieldOwner("konverge-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, configMap(ns, "a", nil, nil)); !cluster.IsAlreadyExists(err) {
+		t.Errorf("second create: %v", err)
+	}
+	if _, err := c.Create(ctx, configMap(ns, "b", map[string]any{"app": "y"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Optimistic concurrency.
+	a["data"] = map[string]any{"k": "v2"}
+	a2, err := c.Update(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a["data"] = map[string]any{"k": "stale"}
+	if _, err := c.Update(ctx, a); !cluster.IsConflict(err) {
+		t.Errorf("stale update: %v", err)
+	}
+	_ = a2
+
+	// Invalid, with causes.
+	_, err = c.Create(ctx, configMap(ns, "Not_A_Name", nil, nil))
+	var se *cluster.StatusError
+	if !cluster.IsInvalid(err) || !asStatus(err, &se) || len(se.Causes) == 0 || se.Causes[0].Field != "metadata.name" {
+		t.Errorf("invalid name: %#v", err)
+	}
+
+	// Selectors.
+	l, err := c.List(ctx, cmGVK, cluster.InNamespace(ns), cluster.MatchingLabels("app in (x)"))
+	if err != nil || len(l.Items) != 1 || l.Items[0]["metadata"].(map[string]any)["name"] != "a" {
+		t.Errorf("list app in (x): %v %v", l, err)
+	}
+	l, err = c.List(ctx, cmGVK, cluster.InNamespace(ns), cluster.MatchingFields("metadata.name=b"))
+	if err != nil || len(l.Items) != 1 {
+		t.Errorf("list metadata.name=b: %v %v", l, err)
+	}
+
+	// Patches of every type.
+	for _, p := range []struct {
+		pt    cluster.PatchType
+		patch string
+		want  string
+	}{
+		{cluster.MergePatchType, `{"data":{"m":"1"}}`, "1"},
+		{cluster.StrategicMergePatchType, `{"data":{"m":"2"}}`, "2"},
+		{cluster.JSONPatchType, `[{"op":"replace","path":"/data/m","value":"3"}]`, "3"},
+	} {
+		out, err := c.Patch(ctx, cmGVK, ns, "a", p.pt, []byte(p.patch))
+		if err != nil {
+			t.Fatalf("%s: %v", p.pt, err)
+		}
+		if got := out["data"].(map[string]any)["m"]; got != p.want {
+			t.Errorf("%s: data.m = %v", p.pt, got)
+		}
+	}
+
+	// Delete with a precondition that does not hold, then for real.
+	if err := c.Delete(ctx, cmGVK, ns, "b", cluster.Preconditions{UID: "00000000-0000-0000-0000-000000000000"}); !cluster.IsConflict(err) {
+		t.Errorf("delete with a wrong uid: %v", err)
+	}
+	if err := c.Delete(ctx, cmGVK, ns, "b"); err != nil {
+		t.Fatal(err)
+	}
+
+	// The watch saw it all, in order.
+	want := []cluster.EventType{cluster.Added, cluster.Added, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Deleted}
+	var got []cluster.EventType
+	timeout := time.After(30 * time.Second)
+	for len(got) < 7 {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch closed after %v", got)
+			}
+			got = append(got, ev.Type)
+		case <-timeout:
+			t.Fatalf("watch saw only %v", got)
+		}
+	}
+	for i, e := range want {
+		if got[i] != e {
+			t.Errorf("event %d = %s, want %s (all: %v)", i, got[i], e, got)
+		}
+	}
+}
+
+func asStatus(err error, se **cluster.StatusError) bool {
+	s, ok := err.(*cluster.StatusError)
+	if ok {
+		*se = s
+	}
+	return ok
+}
