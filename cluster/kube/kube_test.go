@@ -158,7 +158,10 @@ func TestRealServerContract(t *testing.T) {
 			if !ok {
 				t.Fatalf("watch closed after %v", got)
 			}
-			got = append(got, ev.Type)
+			// Only ours: a namespace also gets kube-root-ca.crt.
+			if n := ev.Object["metadata"].(map[string]any)["name"]; n == "a" || n == "b" {
+				got = append(got, ev.Type)
+			}
 		case <-timeout:
 			t.Fatalf("watch saw only %v", got)
 		}
