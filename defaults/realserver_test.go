@@ -332,7 +332,7 @@ func (s *realServer) createCustomResource(t *testing.T, obj, schema map[string]a
 	var got map[string]any
 	for i := 0; i < 100; i++ {
 		st, got = s.do(t, "POST", path, obj)
-		if st != 404 {
+		if st != 404 && st != 503 { // not served yet, or the new schema not yet in place
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
