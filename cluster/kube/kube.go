@@ -5,9 +5,14 @@
 // *cluster.StatusError with the API server's reason, message and causes.
 //
 // The kinds it serves come from the server's discovery, once, when the
-// Cluster is made; the merge schema of a built-in kind is konverge's own
-// (schema.Builtin, Kubernetes 1.37), and custom resources have none (JSON
-// merge patch semantics, as kubectl gives them).
+// Cluster is made (short names, scope, status subresource; Strategic for
+// the built-in kinds, not for custom resources or aggregated APIs). Merge
+// schemas come from the server's /openapi/v3 document of a kind's group
+// version, fetched the first time one is needed and kept; a built-in kind
+// the server does not describe falls back to konverge's own
+// (schema.Builtin, Kubernetes 1.37).
+//
+// Dry runs are sent as dryRun=All, field owners as fieldManager.
 package kube
 
 import (
@@ -35,7 +40,7 @@ import (
 // Cluster is a real Kubernetes API server.
 type Cluster struct {
 	dyn    dynamic.Interface
-	mapper *kinds.Mapper
+	mapper *mapper
 	host   string
 }
 
@@ -71,7 +76,7 @@ func New(cfg *rest.Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: discovery: %w", cfg.Host, err)
 	}
-	return &Cluster{dyn: dyn, mapper: kinds.NewMapper(resources, kschema.Builtin()), host: cfg.Host}, nil
+	return &Cluster{dyn: dyn, mapper: newMapper(resources, disc), host: cfg.Host}, nil
 }
 
 // discover lists the kinds the server serves, preferred versions first.
@@ -80,17 +85,15 @@ func discover(disc discovery.DiscoveryInterface) ([]cluster.Resource, error) {
 	for _, r := range kinds.Builtin() {
 		builtin[r.GVK] = true
 	}
-	preferred, err := disc.ServerPreferredResources()
-	if err != nil && len(preferred) == 0 {
-		return nil, err
-	}
-	_, all, err := disc.ServerGroupsAndResources()
+	// A group that fails (an aggregated API whose backend is down) leaves
+	// the others usable, as with kubectl.
+	groups, all, err := disc.ServerGroupsAndResources()
 	if err != nil && len(all) == 0 {
 		return nil, err
 	}
 	isPreferred := map[string]bool{}
-	for _, l := range preferred {
-		isPreferred[l.GroupVersion] = true
+	for _, g := range groups {
+		isPreferred[g.PreferredVersion.GroupVersion] = true
 	}
 	var first, rest []cluster.Resource
 	for _, l := range all {

@@ -67,14 +67,16 @@ func TestRealServerContract(t *testing.T) {
 		t.Errorf("Find(ns) = %+v, %v", r, err)
 	}
 
-	w, err := c.Watch(ctx, cmGVK, cluster.InNamespace(ns))
+	// Only the ConfigMaps of this test: kube-controller-manager adds
+	// kube-root-ca.crt to every namespace.
+	w, err := c.Watch(ctx, cmGVK, cluster.InNamespace(ns), cluster.MatchingLabels("app"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 
 	// Dry run stores nothing.
-	if _, err := c.Create(ctx, configMap(ns, "a", nil, map[string]any{"k": "v"}), cluster.DryRunAll); err != nil {
+	if _, err := c.Create(ctx, configMap(ns, "a", map[string]any{"app": "x"}, map[string]any{"k": "v"}), cluster.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Get(ctx, cmGVK, ns, "a"); cluster.ReasonOf(err) != cluster.ReasonNotFound || !cluster.IsNotFound(err) {
@@ -102,7 +104,29 @@ func TestRealServerContract(t *testing.T) {
 	if _, err := c.Update(ctx, a); !cluster.IsConflict(err) {
 		t.Errorf("stale update: %v", err)
 	}
-	_ = a2
+
+	// Dry-run update, patch and delete change nothing.
+	a2["data"] = map[string]any{"k": "dry"}
+	if out, err := c.Update(ctx, a2, cluster.DryRunAll); err != nil || out["data"].(map[string]any)["k"] != "dry" {
+		t.Errorf("dry-run update: %v %v", out, err)
+	}
+	if _, err := c.Patch(ctx, cmGVK, ns, "a", cluster.MergePatchType, []byte(`{"data":{"k":"dry"}}`), cluster.DryRunAll); err != nil {
+		t.Error(err)
+	}
+	if err := c.Delete(ctx, cmGVK, ns, "a", cluster.DryRunAll); err != nil {
+		t.Error(err)
+	}
+	if got, err := c.Get(ctx, cmGVK, ns, "a"); err != nil || got["data"].(map[string]any)["k"] != "v2" {
+		t.Errorf("after dry runs: %v %v", got, err)
+	}
+
+	// NotFound of an object, and of a kind the server does not serve.
+	if _, err := c.Get(ctx, cmGVK, ns, "nope"); !cluster.IsNotFound(err) {
+		t.Errorf("get nope: %v", err)
+	}
+	if _, err := c.Get(ctx, schema.GVK{Group: "nowhere.example.com", Version: "v1", Kind: "Nothing"}, ns, "x"); !cluster.IsNotFound(err) {
+		t.Errorf("get of an unknown kind: %v", err)
+	}
 
 	// Invalid, with causes.
 	_, err = c.Create(ctx, configMap(ns, "Not_A_Name", nil, nil))
@@ -130,14 +154,29 @@ func TestRealServerContract(t *testing.T) {
 		{cluster.MergePatchType, `{"data":{"m":"1"}}`, "1"},
 		{cluster.StrategicMergePatchType, `{"data":{"m":"2"}}`, "2"},
 		{cluster.JSONPatchType, `[{"op":"replace","path":"/data/m","value":"3"}]`, "3"},
+		{cluster.ApplyPatchType, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"app":"x"}},"data":{"m":"4"}}`, "4"},
 	} {
-		out, err := c.Patch(ctx, cmGVK, ns, "a", p.pt, []byte(p.patch))
+		opts := []cluster.PatchOption{cluster.FieldOwner("konverge-test")}
+		if p.pt == cluster.ApplyPatchType {
+			// The merge patches above were Updates of the same manager.
+			opts = append(opts, cluster.ForceOwnership)
+		}
+		out, err := c.Patch(ctx, cmGVK, ns, "a", p.pt, []byte(p.patch), opts...)
 		if err != nil {
 			t.Fatalf("%s: %v", p.pt, err)
 		}
 		if got := out["data"].(map[string]any)["m"]; got != p.want {
 			t.Errorf("%s: data.m = %v", p.pt, got)
 		}
+	}
+
+	// Server-side apply: another manager's field is a conflict unless forced.
+	other := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"m":"5"}}`
+	if _, err := c.Patch(ctx, cmGVK, ns, "a", cluster.ApplyPatchType, []byte(other), cluster.FieldOwner("someone-else")); !cluster.IsConflict(err) {
+		t.Errorf("apply of a field another manager owns: %v", err)
+	}
+	if out, err := c.Patch(ctx, cmGVK, ns, "a", cluster.ApplyPatchType, []byte(other), cluster.FieldOwner("someone-else"), cluster.ForceOwnership); err != nil || out["data"].(map[string]any)["m"] != "5" {
+		t.Errorf("forced apply: %v %v", out, err)
 	}
 
 	// Delete with a precondition that does not hold, then for real.
@@ -149,10 +188,10 @@ func TestRealServerContract(t *testing.T) {
 	}
 
 	// The watch saw it all, in order.
-	want := []cluster.EventType{cluster.Added, cluster.Added, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Deleted}
+	want := []cluster.EventType{cluster.Added, cluster.Added, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Modified, cluster.Deleted}
 	var got []cluster.EventType
 	timeout := time.After(30 * time.Second)
-	for len(got) < 7 {
+	for len(got) < len(want) {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {

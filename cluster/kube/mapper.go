@@ -1,0 +1,122 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/openapi"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/kinds"
+	kschema "github.com/konverge/konverge/schema"
+)
+
+// mapper is the kinds of a real API server: what its discovery lists (in
+// a kinds.Mapper), and the merge schemas of its /openapi/v3 documents,
+// read the first time a kind of a group version needs one and kept for
+// the life of the Cluster.
+type mapper struct {
+	*kinds.Mapper
+	// builtin is konverge's own schemas of Kubernetes' built-in kinds, the
+	// answer when the server has no document for a group version (or does
+	// not describe the kind in it).
+	builtin *kschema.Registry
+	openapi openapi.Client
+
+	pathsOnce sync.Once
+	paths     map[string]openapi.GroupVersion
+	pathsErr  error
+
+	mu  sync.Mutex
+	gvs map[string]*gvSchemas
+}
+
+// gvSchemas is the parsed /openapi/v3 document of one group version.
+type gvSchemas struct {
+	once sync.Once
+	reg  *kschema.Registry // nil when there is none or it does not parse
+	err  error
+}
+
+var _ cluster.Mapper = (*mapper)(nil)
+
+func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface) *mapper {
+	builtin := kschema.Builtin()
+	return &mapper{
+		Mapper:  kinds.NewMapper(resources, builtin),
+		builtin: builtin,
+		openapi: disc.OpenAPIV3(),
+		gvs:     map[string]*gvSchemas{},
+	}
+}
+
+// openAPIPath is where /openapi/v3 lists a group version ("api/v1",
+// "apis/apps/v1").
+func openAPIPath(gvk kschema.GVK) string {
+	if gvk.Group == "" {
+		return "api/" + gvk.Version
+	}
+	return "apis/" + gvk.Group + "/" + gvk.Version
+}
+
+// Schema returns the merge schema of a kind the server serves: the one of
+// the server's OpenAPI v3 document of its group version, else konverge's
+// own for a built-in kind, else nil (JSON merge patch semantics).
+func (m *mapper) Schema(gvk kschema.GVK) *kschema.Type {
+	if _, err := m.ResourceFor(gvk); err != nil {
+		return nil
+	}
+	if reg, _ := m.groupVersion(openAPIPath(gvk)); reg != nil {
+		if t := reg.Lookup(gvk); t != nil {
+			return t
+		}
+	}
+	return m.builtin.Lookup(gvk)
+}
+
+// groupVersion returns the parsed document of one group version, fetching
+// and parsing it on first use.
+func (m *mapper) groupVersion(path string) (*kschema.Registry, error) {
+	m.mu.Lock()
+	g := m.gvs[path]
+	if g == nil {
+		g = &gvSchemas{}
+		m.gvs[path] = g
+	}
+	m.mu.Unlock()
+	g.once.Do(func() { g.reg, g.err = m.fetch(path) })
+	return g.reg, g.err
+}
+
+// fetch reads and parses the /openapi/v3 document of one group version.
+func (m *mapper) fetch(path string) (*kschema.Registry, error) {
+	m.pathsOnce.Do(func() {
+		if m.openapi == nil {
+			m.pathsErr = fmt.Errorf("no OpenAPI v3 client")
+			return
+		}
+		m.paths, m.pathsErr = m.openapi.Paths()
+	})
+	if m.pathsErr != nil {
+		return nil, fmt.Errorf("/openapi/v3: %w", m.pathsErr)
+	}
+	gv, ok := m.paths[path]
+	if !ok {
+		return nil, fmt.Errorf("/openapi/v3 has no %s", path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	doc, err := openapi.ToGroupVersionWithContext(gv).SchemaWithContext(ctx, "application/json")
+	if err != nil {
+		return nil, fmt.Errorf("/openapi/v3/%s: %w", path, err)
+	}
+	reg, err := kschema.ParseOpenAPIV3Documents(doc)
+	if err != nil {
+		return nil, fmt.Errorf("/openapi/v3/%s: %w", strings.TrimPrefix(path, "/"), err)
+	}
+	return reg, nil
+}
