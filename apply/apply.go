@@ -368,6 +368,9 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 		return fmt.Errorf("apply: prune: %w", err)
 	}
 	for _, cand := range cands {
+		if !cand.Resource.Namespaced && r.opts.Warn != nil {
+			r.opts.Warn(clusterScopedPruneWarning(cand))
+		}
 		if mode != writeNone {
 			if err := prune.Delete(ctx, c, cand, mode == writeDryRun); err != nil {
 				return fmt.Errorf("apply: pruning %s: %w", pruneName(cand), err)
@@ -391,6 +394,17 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 
 // pruneName prints a candidate as kubectl's prune errors do:
 // "Deployment.apps default/web".
+// clusterScopedPruneWarning is the warning for pruning an object that is
+// not in a namespace: a Namespace takes everything in it along, and other
+// cluster-scoped objects are shared by every namespace.
+func clusterScopedPruneWarning(c prune.Candidate) string {
+	ref := objref.KindGroup(c.Resource.GVK) + "/" + c.Ref.Name
+	if c.Ref.Group == "" && c.Ref.Kind == "Namespace" {
+		return "pruning " + ref + ": deleting a namespace deletes every object in it"
+	}
+	return "pruning " + ref + ": it is cluster-scoped, shared by every namespace"
+}
+
 func pruneName(c prune.Candidate) string {
 	var b strings.Builder
 	b.WriteString(c.Ref.Kind)

@@ -531,6 +531,39 @@ metadata: {name: not-allowlisted, labels: {app: web}}
 	}
 }
 
+// TestPruneClusterScopedWarns: pruning a Namespace or another
+// cluster-scoped object comes with a warning naming it.
+func TestPruneClusterScopedWarns(t *testing.T) {
+	s := openStore(t)
+	mustApply(t, s, apply.Options{}, parse(t, `
+apiVersion: v1
+kind: Namespace
+metadata: {name: scratch, labels: {team: a}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader, labels: {team: a}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: keep, labels: {team: a}}
+`))
+	var warnings []string
+	opts := apply.Options{Prune: true, Selector: "team=a", Warn: func(m string) { warnings = append(warnings, m) },
+		PruneAllowlist: []schema.GVK{{Version: "v1", Kind: "Namespace"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, gvkConfigMap}}
+	res := mustApply(t, s, opts, parse(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: keep, labels: {team: a}}}`))
+	if got, want := lines(res), "configmap/keep unchanged\nnamespace/scratch pruned\nclusterrole.rbac.authorization.k8s.io/reader pruned\n"; got != want {
+		t.Fatalf("results:\n%s\nwant\n%s", got, want)
+	}
+	want := []string{
+		"pruning namespace/scratch: deleting a namespace deletes every object in it",
+		"pruning clusterrole.rbac.authorization.k8s.io/reader: it is cluster-scoped, shared by every namespace",
+	}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestForce: a change the server refuses as Invalid (an immutable
 // selector) goes through with Force as a delete and a create.
 func TestForce(t *testing.T) {
