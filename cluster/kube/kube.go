@@ -7,9 +7,11 @@
 // The kinds it serves come from the server's discovery, once, when the
 // Cluster is made (short names, scope, status subresource; Strategic for
 // the built-in kinds, not for custom resources or aggregated APIs). Merge
-// schemas come from the server's /openapi/v3 document of a kind's group
-// version, fetched the first time one is needed and kept; a built-in kind
-// the server does not describe falls back to konverge's own
+// schemas are read the first time one is needed and kept: a custom
+// resource's from its CustomResourceDefinition (schema.FromCRD, the rules
+// of server-side apply for custom resources, as in cluster/local), other
+// kinds' from the server's /openapi/v3 document of their group version; a
+// built-in kind the server does not describe falls back to konverge's own
 // (schema.Builtin, Kubernetes 1.37).
 //
 // Dry runs are sent as dryRun=All, field owners as fieldManager.
@@ -76,7 +78,11 @@ func New(cfg *rest.Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: discovery: %w", cfg.Host, err)
 	}
-	return &Cluster{dyn: dyn, mapper: newMapper(resources, disc), host: cfg.Host}, nil
+	c := &Cluster{dyn: dyn, host: cfg.Host}
+	c.mapper = newMapper(resources, disc, func(ctx context.Context, name string) (map[string]any, error) {
+		return c.Get(ctx, kschema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", name)
+	})
+	return c, nil
 }
 
 // discover lists the kinds the server serves, preferred versions first.

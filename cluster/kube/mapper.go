@@ -31,8 +31,18 @@ type mapper struct {
 	paths     map[string]openapi.GroupVersion
 	pathsErr  error
 
-	mu  sync.Mutex
-	gvs map[string]*gvSchemas
+	// getCRD reads a CustomResourceDefinition by name.
+	getCRD func(ctx context.Context, name string) (map[string]any, error)
+
+	mu   sync.Mutex
+	gvs  map[string]*gvSchemas
+	crds map[string]*crdSchemas
+}
+
+// crdSchemas is the Types of the versions of one CustomResourceDefinition.
+type crdSchemas struct {
+	once     sync.Once
+	versions []kschema.CRDVersion
 }
 
 // gvSchemas is the parsed /openapi/v3 document of one group version.
@@ -44,13 +54,15 @@ type gvSchemas struct {
 
 var _ cluster.Mapper = (*mapper)(nil)
 
-func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface) *mapper {
+func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface, getCRD func(ctx context.Context, name string) (map[string]any, error)) *mapper {
 	builtin := kschema.Builtin()
 	return &mapper{
 		Mapper:  kinds.NewMapper(resources, builtin),
 		builtin: builtin,
 		openapi: disc.OpenAPIV3(),
+		getCRD:  getCRD,
 		gvs:     map[string]*gvSchemas{},
+		crds:    map[string]*crdSchemas{},
 	}
 }
 
@@ -63,12 +75,23 @@ func openAPIPath(gvk kschema.GVK) string {
 	return "apis/" + gvk.Group + "/" + gvk.Version
 }
 
-// Schema returns the merge schema of a kind the server serves: the one of
-// the server's OpenAPI v3 document of its group version, else konverge's
-// own for a built-in kind, else nil (JSON merge patch semantics).
+// Schema returns the merge schema of a kind the server serves: for a
+// custom resource, its CustomResourceDefinition's (read with the rules the
+// server applies to custom resources, as cluster/local does); else the one
+// of the server's OpenAPI v3 document of its group version; else
+// konverge's own for a built-in kind; else nil (JSON merge patch
+// semantics).
 func (m *mapper) Schema(gvk kschema.GVK) *kschema.Type {
-	if _, err := m.ResourceFor(gvk); err != nil {
+	res, err := m.ResourceFor(gvk)
+	if err != nil {
 		return nil
+	}
+	if !res.Strategic && gvk.Group != "" && m.getCRD != nil {
+		for _, v := range m.crd(res.Plural + "." + gvk.Group) {
+			if v.GVK == gvk && v.Type != nil {
+				return v.Type
+			}
+		}
 	}
 	if reg, _ := m.groupVersion(openAPIPath(gvk)); reg != nil {
 		if t := reg.Lookup(gvk); t != nil {
@@ -76,6 +99,28 @@ func (m *mapper) Schema(gvk kschema.GVK) *kschema.Type {
 		}
 	}
 	return m.builtin.Lookup(gvk)
+}
+
+// crd returns the versions of a CustomResourceDefinition, nil when there
+// is none (an aggregated API) or it cannot be read.
+func (m *mapper) crd(name string) []kschema.CRDVersion {
+	m.mu.Lock()
+	c := m.crds[name]
+	if c == nil {
+		c = &crdSchemas{}
+		m.crds[name] = c
+	}
+	m.mu.Unlock()
+	c.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		obj, err := m.getCRD(ctx, name)
+		if err != nil {
+			return
+		}
+		c.versions, _ = kschema.FromCRD(obj)
+	})
+	return c.versions
 }
 
 // groupVersion returns the parsed document of one group version, fetching
