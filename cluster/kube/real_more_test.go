@@ -65,7 +65,7 @@ func TestRealServerStatusAndGrace(t *testing.T) {
 	svc, err := c.Create(ctx, cluster.Object{
 		"apiVersion": "v1", "kind": "Service",
 		"metadata": map[string]any{"name": "lb", "namespace": ns},
-		"spec": map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}, "selector": map[string]any{"app": "x"}},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}, "selector": map[string]any{"app": "x"}},
 	})
 	if err != nil {
 		t.Fatal(err)
