@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,22 +50,38 @@ type Cluster struct {
 var _ cluster.Interface = (*Cluster)(nil)
 
 // FromKubeconfig connects to the cluster of a kubeconfig file and context
-// ("" for the file's current context).
+// ("" for the file's current context). The server's warnings go to
+// standard error, once each, as kubectl prints them.
 func FromKubeconfig(path, context string) (*Cluster, error) {
+	cfg, err := RESTConfig(path, context)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg)
+}
+
+// RESTConfig reads the client configuration of a kubeconfig file and
+// context ("" for the file's current context), for New.
+func RESTConfig(path, context string) (*rest.Config, error) {
 	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
-	return New(cfg)
+	return cfg, nil
 }
 
-// New connects to the API server of cfg and reads what it serves.
+// New connects to the API server of cfg and reads what it serves. Without
+// a WarningHandler in cfg, the server's warnings go to standard error,
+// once each ("Warning: ...").
 func New(cfg *rest.Config) (*Cluster, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
+	}
+	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
+		cfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/kube"
 	"github.com/konverge/konverge/cluster/local"
 )
 
@@ -109,16 +108,12 @@ func (s *Session) Close(ctx context.Context) error {
 // the command sees it (the virtual clock and the controllers hook in here).
 var openHooks []func(ctx context.Context, g *Globals, s *Session) error
 
-// Open opens the cluster the flags name: a real one with --kubeconfig,
-// else the embedded cluster under StateDir, created on first
-// use.
+// Open opens the cluster the flags name: a real one with --kubeconfig
+// (see kube.go; $KUBECONFIG alone does not select it), else the embedded
+// cluster under StateDir, created on first use.
 func (g *Globals) Open(ctx context.Context) (*Session, error) {
 	if g.Kubeconfig != "" {
-		c, err := kube.FromKubeconfig(g.Kubeconfig, g.Context)
-		if err != nil {
-			return nil, err
-		}
-		return &Session{Cluster: c, Now: time.Now}, nil
+		return g.openKube()
 	}
 	clk := newSessionClock(ctx)
 	st, err := local.Open(g.StateDir(), local.Options{Clock: clk})

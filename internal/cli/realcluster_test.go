@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,8 +121,79 @@ func TestRealClusterWalkthrough(t *testing.T) {
 		t.Errorf("the server's spec differs from konverge merge's:\nserver: %s\nlocal:  %s", a, w)
 	}
 
+	if out, errOut, code := k("diff", "-f", dir+"update_deployment.yaml"); code != 0 {
+		t.Errorf("diff after the update: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := k("diff", "-f", dir+"simple_deployment.yaml"); code != 1 || !strings.Contains(out, "+  minReadySeconds: 5") {
+		t.Errorf("diff against the first version: exit %d\n%s%s", code, out, errOut)
+	}
+	must("nginx-deployment", "get", "deployments")
+	must("Replicas:", "describe", "deployment", "nginx-deployment")
+
+	// kubectl's own client-side apply of the same steps, in a namespace
+	// of its own, stores the same spec and annotation.
+	kubectlCompare(t, kc, ns, dir, after)
+
+	// Prune by label, as in walkthrough_test.go.
+	if out, _, _ := k("apply", "-f", dir+"prune/v1", "--prune", "-l", "app=nginx"); out != "configmap/nginx-config created\ndeployment.apps/nginx-deployment configured\n" {
+		t.Errorf("apply prune/v1: %q", out)
+	}
+	if out, _, _ := k("apply", "-f", dir+"prune/v2", "--prune", "-l", "app=nginx"); out != "deployment.apps/nginx-deployment unchanged\nconfigmap/nginx-config pruned\n" {
+		t.Errorf("apply prune/v2: %q", out)
+	}
+	if _, errOut, code := k("get", "configmap", "nginx-config"); code == 0 || !strings.Contains(errOut, "NotFound") {
+		t.Errorf("pruned ConfigMap: exit %d, %s", code, errOut)
+	}
+
+	// The simulation (virtual clock, controllers) is the embedded
+	// cluster's only.
+	if _, errOut, code := k("clock"); code == 0 || !strings.Contains(errOut, "no virtual clock") {
+		t.Errorf("clock on a real cluster: exit %d, %s", code, errOut)
+	}
+
 	must(`deployment.apps "nginx-deployment" deleted`, "delete", "-f", dir+"update_deployment.yaml")
 	if _, _, code := k("get", "deployment", "nginx-deployment"); code == 0 {
 		t.Error("deployment still there after delete")
+	}
+}
+
+// kubectlCompare runs the walkthrough's apply, scale, apply with the
+// kubectl that scripts/realcluster.sh builds, when there is one, and
+// compares what it stored with konverge's result.
+func kubectlCompare(t *testing.T, kc, ns, dir string, konverge map[string]any) {
+	t.Helper()
+	kubectl := filepath.Join(filepath.Dir(kc), "bin", "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Logf("no %s: kubectl comparison skipped", kubectl)
+		return
+	}
+	kns := ns + "-kubectl"
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kc}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("create", "namespace", kns)
+	defer exec.Command(kubectl, "--kubeconfig", kc, "delete", "namespace", kns, "--wait=false").Run()
+	run("-n", kns, "apply", "-f", dir+"simple_deployment.yaml")
+	run("-n", kns, "scale", "deployment/nginx-deployment", "--replicas=2")
+	run("-n", kns, "apply", "-f", dir+"update_deployment.yaml")
+	got, err := value.DecodeObject([]byte(run("-n", kns, "get", "deployment", "nginx-deployment", "-o", "json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := func(obj map[string]any) map[string]any { return obj["spec"].(map[string]any) }
+	if !value.Equal(spec(got), spec(konverge)) {
+		a, _ := value.Encode(spec(got))
+		b, _ := value.Encode(spec(konverge))
+		t.Errorf("spec after kubectl apply differs from konverge apply's:\nkubectl:  %s\nkonverge: %s", a, b)
+	}
+	// The annotations differ only in the namespace.
+	ka := strings.ReplaceAll(objref.Annotations(got)[lastapplied.Annotation], kns, ns)
+	if ka != objref.Annotations(konverge)[lastapplied.Annotation] {
+		t.Errorf("last-applied annotation:\nkubectl:  %s\nkonverge: %s", ka, objref.Annotations(konverge)[lastapplied.Annotation])
 	}
 }
