@@ -34,7 +34,7 @@ type Globals struct {
 func (g *Globals) AddFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&g.State, "state", "", "directory of the embedded cluster (default $KONVERGE_STATE, else ./.konverge)")
-	f.StringVar(&g.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file: act on that real cluster instead of the embedded one")
+	f.StringVar(&g.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file: act on that real cluster instead of the embedded one ($KUBECONFIG alone does not)")
 	f.StringVar(&g.Context, "context", "", "the kubeconfig context to use")
 	f.StringVarP(&g.Namespace, "namespace", "n", "", "the namespace of this request (default \"default\")")
 }

@@ -197,3 +197,47 @@ func kubectlCompare(t *testing.T, kc, ns, dir string, konverge map[string]any) {
 		t.Errorf("last-applied annotation:\nkubectl:  %s\nkonverge: %s", ka, objref.Annotations(konverge)[lastapplied.Annotation])
 	}
 }
+
+// TestKubeconfigFlag checks how a real cluster is chosen, without one:
+// only --kubeconfig selects it ($KUBECONFIG does not), and a kubeconfig
+// that cannot be read or reached is an error naming it.
+func TestKubeconfigFlag(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "does-not-exist"))
+	state := filepath.Join(t.TempDir(), "state")
+	if out, errOut, code := konvergeRun(t, nil, "--state", state, "get", "namespaces"); code != 0 || !strings.Contains(out, "default") {
+		t.Errorf("with $KUBECONFIG set, the embedded cluster: exit %d, %q %q", code, out, errOut)
+	}
+
+	missing := filepath.Join(t.TempDir(), "missing.kubeconfig")
+	if _, errOut, code := konvergeRun(t, nil, "--kubeconfig", missing, "get", "pods"); code == 0 || !strings.Contains(errOut, missing) {
+		t.Errorf("--kubeconfig of a missing file: exit %d, %q", code, errOut)
+	}
+
+	// A server nobody listens on: the error names the kubeconfig and the
+	// address, and nothing of its credentials.
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	const secret = "s3cr3t-t0ken-value"
+	cfg := `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: ` + secret + `}
+contexts:
+- name: one
+  context: {cluster: c, user: u}
+current-context: one
+`
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := konvergeRun(t, nil, "--kubeconfig", kc, "get", "pods")
+	if code == 0 || !strings.Contains(errOut, kc) || !strings.Contains(errOut, "127.0.0.1:1") || strings.Contains(errOut, secret) {
+		t.Errorf("unreachable server: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := konvergeRun(t, nil, "--kubeconfig", kc, "--context", "nope", "get", "pods"); code == 0 || !strings.Contains(errOut, `"nope"`) {
+		t.Errorf("--context of a missing context: exit %d, %q", code, errOut)
+	}
+}
