@@ -276,13 +276,7 @@ func cronJob(o, old obj) []Error {
 	if tz, ok := spec["timeZone"].(string); ok && (oldSpec == nil || !equal(spec["timeZone"], oldSpec["timeZone"])) {
 		errs = append(errs, timeZone(tz, sp.child("timeZone"))...)
 	}
-	switch cp := sget(spec, "concurrencyPolicy"); cp {
-	case "Allow", "Forbid", "Replace":
-	case "":
-		errs = append(errs, required(sp.child("concurrencyPolicy"), ""))
-	default:
-		errs = append(errs, notSupported(sp.child("concurrencyPolicy"), cp, "Allow", "Forbid", "Replace"))
-	}
+	errs = append(errs, oneOf(sp.child("concurrencyPolicy"), sget(spec, "concurrencyPolicy"), "Allow", "Forbid", "Replace")...)
 	jt := mget(spec, "jobTemplate")
 	jp := sp.child("jobTemplate")
 	jspec := mget(jt, "spec")

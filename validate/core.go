@@ -198,13 +198,7 @@ func service(o, old obj) []Error {
 	if t != "ExternalName" {
 		errs = append(errs, clusterIPs(spec, sp)...)
 	}
-	switch t {
-	case "":
-		errs = append(errs, required(sp.child("type"), ""))
-	case "ClusterIP", "NodePort", "LoadBalancer", "ExternalName":
-	default:
-		errs = append(errs, notSupported(sp.child("type"), t, "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"))
-	}
+	errs = append(errs, oneOf(sp.child("type"), t, "ClusterIP", "ExternalName", "LoadBalancer", "NodePort")...)
 	if t == "ClusterIP" {
 		for i, po := range ports {
 			if ival(asObj(po), "nodePort") != 0 {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -222,6 +223,19 @@ func notSupported(p *path, v any, valid ...string) Error {
 		detail = "supported values: " + strings.Join(q, ", ")
 	}
 	return Error{Type: ErrorTypeNotSupported, Field: p.String(), BadValue: v, Detail: detail}
+}
+
+// oneOf checks an enum field the API server requires: "" is Required, a
+// value outside supported is NotSupported (listing supported in the order
+// given, the API server's), and a supported value is no error.
+func oneOf(p *path, v string, supported ...string) []Error {
+	if v == "" {
+		return []Error{required(p, "")}
+	}
+	if slices.Contains(supported, v) {
+		return nil
+	}
+	return []Error{notSupported(p, v, supported...)}
 }
 
 func tooLong(p *path, max int) Error {

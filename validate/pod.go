@@ -47,21 +47,9 @@ func podSpec(spec obj, p *path, o podSpecOpts) []Error {
 			}
 		}
 	}
-	switch restartPolicy {
-	case "Always", "OnFailure", "Never":
-	case "":
-		errs = append(errs, required(p.child("restartPolicy"), ""))
-	default:
-		errs = append(errs, notSupported(p.child("restartPolicy"), restartPolicy, "Always", "OnFailure", "Never"))
-	}
+	errs = append(errs, oneOf(p.child("restartPolicy"), restartPolicy, "Always", "OnFailure", "Never")...)
 	dnsPolicy := sget(spec, "dnsPolicy")
-	switch dnsPolicy {
-	case "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None":
-	case "":
-		errs = append(errs, required(p.child("dnsPolicy"), ""))
-	default:
-		errs = append(errs, notSupported(p.child("dnsPolicy"), dnsPolicy, "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"))
-	}
+	errs = append(errs, oneOf(p.child("dnsPolicy"), dnsPolicy, "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, labels(mget(spec, "nodeSelector"), p.child("nodeSelector"))...)
 	if bget(spec, "shareProcessNamespace") && bget(spec, "hostPID") {
 		errs = append(errs, invalid(p.child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
@@ -125,13 +113,7 @@ func podSpec(spec obj, p *path, o podSpecOpts) []Error {
 		}
 	}
 	if pp, ok := spec["preemptionPolicy"].(string); ok {
-		switch pp {
-		case "PreemptLowerPriority", "Never":
-		case "":
-			errs = append(errs, required(p.child("preemptionPolicy"), ""))
-		default:
-			errs = append(errs, notSupported(p.child("preemptionPolicy"), pp, "PreemptLowerPriority", "Never"))
-		}
+		errs = append(errs, oneOf(p.child("preemptionPolicy"), pp, "PreemptLowerPriority", "Never")...)
 	}
 	if ov := mget(spec, "overhead"); ov != nil {
 		errs = append(errs, resourceRequirements(obj{"limits": ov}, p.child("overhead"), containerResourceName)...)
@@ -615,13 +597,7 @@ func containerCommon(ctr obj, ctx containerCtx, p *path) []Error {
 	if sget(ctr, "image") == "" {
 		errs = append(errs, required(p.child("image"), ""))
 	}
-	switch tmp := sget(ctr, "terminationMessagePolicy"); tmp {
-	case "File", "FallbackToLogsOnError":
-	case "":
-		errs = append(errs, required(p.child("terminationMessagePolicy"), ""))
-	default:
-		errs = append(errs, notSupported(p.child("terminationMessagePolicy"), tmp, "File", "FallbackToLogsOnError"))
-	}
+	errs = append(errs, oneOf(p.child("terminationMessagePolicy"), sget(ctr, "terminationMessagePolicy"), "File", "FallbackToLogsOnError")...)
 	devices := map[string]string{}
 	for _, d := range lget(ctr, "volumeDevices") {
 		devices[sget(asObj(d), "name")] = sget(asObj(d), "devicePath")
@@ -635,32 +611,14 @@ func containerCommon(ctr obj, ctx containerCtx, p *path) []Error {
 	for i, rp := range lget(ctr, "resizePolicy") {
 		r := asObj(rp)
 		ip := p.child("resizePolicy").at(i)
-		switch n := sget(r, "resourceName"); n {
-		case "cpu", "memory":
-		case "":
-			errs = append(errs, required(ip.child("resourceName"), ""))
-		default:
-			errs = append(errs, notSupported(ip.child("resourceName"), n, "cpu", "memory"))
-		}
-		switch rpol := sget(r, "restartPolicy"); rpol {
-		case "NotRequired", "RestartContainer":
-		case "":
-			errs = append(errs, required(ip.child("restartPolicy"), ""))
-		default:
-			errs = append(errs, notSupported(ip.child("restartPolicy"), rpol, "NotRequired", "RestartContainer"))
-		}
+		errs = append(errs, oneOf(ip.child("resourceName"), sget(r, "resourceName"), "cpu", "memory")...)
+		errs = append(errs, oneOf(ip.child("restartPolicy"), sget(r, "restartPolicy"), "NotRequired", "RestartContainer")...)
 	}
 	return errs
 }
 
 func pullPolicy(policy string, p *path) []Error {
-	switch policy {
-	case "Always", "IfNotPresent", "Never":
-		return nil
-	case "":
-		return []Error{required(p, "")}
-	}
-	return []Error{notSupported(p, policy, "Always", "IfNotPresent", "Never")}
+	return oneOf(p, policy, "Always", "IfNotPresent", "Never")
 }
 
 func containerPorts(ports []any, p *path) []Error {
@@ -698,13 +656,7 @@ func containerPorts(ports []any, p *path) []Error {
 }
 
 func protocol(proto string, p *path) []Error {
-	switch proto {
-	case "TCP", "UDP", "SCTP":
-		return nil
-	case "":
-		return []Error{required(p, "")}
-	}
-	return []Error{notSupported(p, proto, "SCTP", "TCP", "UDP")}
+	return oneOf(p, proto, "SCTP", "TCP", "UDP")
 }
 
 func hostPortConflicts(ctrs []any, p *path) []Error {
