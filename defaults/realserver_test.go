@@ -1,18 +1,12 @@
 package defaults
 
 import (
-	"bytes"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/konverge/konverge/internal/realcluster"
 	"github.com/konverge/konverge/value"
 )
 
@@ -25,77 +19,11 @@ import (
 //	KONVERGE_REALCLUSTER=1 go test ./defaults -run RealServer -v
 //	realcluster.sh down
 
-type realServer struct {
-	base   string
-	client *http.Client
-}
+// realServer is the running cluster's API server, with this file's helpers.
+type realServer struct{ *realcluster.Server }
 
 func newRealServer(t *testing.T) *realServer {
-	t.Helper()
-	home := os.Getenv("KONVERGE_REALCLUSTER")
-	if home == "" {
-		t.Skip("KONVERGE_REALCLUSTER not set")
-	}
-	if home == "1" {
-		h, _ := os.UserHomeDir()
-		home = filepath.Join(h, ".cache", "realcluster")
-	}
-	run := filepath.Join(home, "run")
-	ports, err := os.ReadFile(filepath.Join(run, "ports.env"))
-	if err != nil {
-		t.Fatalf("no running cluster: %v", err)
-	}
-	port := ""
-	for _, l := range strings.Split(string(ports), "\n") {
-		if v, ok := strings.CutPrefix(l, "APISERVER_PORT="); ok {
-			port = v
-		}
-	}
-	ca, err := os.ReadFile(filepath.Join(run, "pki", "ca.crt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	cert, err := tls.LoadX509KeyPair(filepath.Join(run, "pki", "admin.crt"), filepath.Join(run, "pki", "admin.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &realServer{
-		base: "https://127.0.0.1:" + port,
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}},
-		}},
-	}
-}
-
-func (s *realServer) do(t testing.TB, method, path string, body any) (int, map[string]any) {
-	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := value.Encode(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.base+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m, err := value.DecodeObject(b)
-	if err != nil {
-		return resp.StatusCode, map[string]any{"message": string(b)}
-	}
-	return resp.StatusCode, m
+	return &realServer{realcluster.NewServer(t)}
 }
 
 // resourcePath is the collection path of a built-in kind in namespace ns.
@@ -264,13 +192,13 @@ func TestRealServer(t *testing.T) {
 			ns := "default"
 			if n := str(child(in, "metadata"), "namespace"); n != "" {
 				ns = n
-				s.do(t, "POST", "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": n}})
+				s.Do(t, "POST", "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": n}})
 			}
 			if sa := str(child(in, "spec"), "serviceAccountName"); sa != "" && in["kind"] == "Pod" {
-				s.do(t, "POST", "/api/v1/namespaces/"+ns+"/serviceaccounts", map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": sa}})
+				s.Do(t, "POST", "/api/v1/namespaces/"+ns+"/serviceaccounts", map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": sa}})
 			}
 			path := resourcePath(in["apiVersion"].(string), in["kind"].(string), ns) + "?dryRun=All&fieldValidation=Ignore"
-			status, got := s.do(t, "POST", path, in)
+			status, got := s.Do(t, "POST", path, in)
 			if c.Error != "" {
 				kind := in["kind"].(string)
 				apiVersion := in["apiVersion"].(string)
@@ -290,7 +218,7 @@ func TestRealServer(t *testing.T) {
 				t.Errorf("kube-apiserver:\n%s\nkonverge:\n%s", toYAML(t, got), toYAML(t, want))
 			}
 			if len(c.Unknown) > 0 {
-				status, strict := s.do(t, "POST", resourcePath(in["apiVersion"].(string), in["kind"].(string), ns)+"?dryRun=All&fieldValidation=Strict", in)
+				status, strict := s.Do(t, "POST", resourcePath(in["apiVersion"].(string), in["kind"].(string), ns)+"?dryRun=All&fieldValidation=Strict", in)
 				msg, _ := strict["message"].(string)
 				for _, u := range c.Unknown {
 					if !strings.Contains(msg, fmt.Sprintf("unknown field %q", u)) {
@@ -307,9 +235,9 @@ func TestRealServer(t *testing.T) {
 func (s *realServer) createCustomResource(t *testing.T, obj, schema map[string]any) (map[string]any, int) {
 	t.Helper()
 	crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-	s.do(t, "DELETE", crdPath+"/widgets.example.com", nil)
+	s.Do(t, "DELETE", crdPath+"/widgets.example.com", nil)
 	for i := 0; i < 100; i++ {
-		if st, _ := s.do(t, "GET", crdPath+"/widgets.example.com", nil); st == 404 {
+		if st, _ := s.Do(t, "GET", crdPath+"/widgets.example.com", nil); st == 404 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -324,14 +252,14 @@ func (s *realServer) createCustomResource(t *testing.T, obj, schema map[string]a
 				"schema": map[string]any{"openAPIV3Schema": schema}}},
 		},
 	}
-	if st, resp := s.do(t, "POST", crdPath, crd); st != 201 {
+	if st, resp := s.Do(t, "POST", crdPath, crd); st != 201 {
 		t.Fatalf("CRD: %d %v", st, resp["message"])
 	}
 	path := "/apis/example.com/v1/namespaces/default/widgets?dryRun=All&fieldValidation=Ignore"
 	var st int
 	var got map[string]any
 	for i := 0; i < 100; i++ {
-		st, got = s.do(t, "POST", path, obj)
+		st, got = s.Do(t, "POST", path, obj)
 		if st != 404 && st != 503 { // not served yet, or the new schema not yet in place
 			break
 		}

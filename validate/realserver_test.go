@@ -1,20 +1,13 @@
 package validate
 
 import (
-	"bytes"
-	"crypto/tls"
-	"crypto/x509"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/konverge/konverge/value"
+	"github.com/konverge/konverge/internal/realcluster"
 )
 
 // TestRealServer sends every case to a real kube-apiserver v1.37.1
@@ -39,16 +32,16 @@ func TestRealServer(t *testing.T) {
 				coll := collectionPath(old)
 				item := coll + "/" + old["metadata"].(map[string]any)["name"].(string)
 				s.remove(t, item)
-				if st, r := s.do(t, "POST", coll, old); st != 201 {
+				if st, r := s.Do(t, "POST", coll, old); st != 201 {
 					t.Fatalf("create old: %d %v", st, r["message"])
 				}
 				defer s.remove(t, item)
-				_, live := s.do(t, "GET", item, nil)
+				_, live := s.Do(t, "GET", item, nil)
 				meta := obj["metadata"].(map[string]any)
 				meta["resourceVersion"] = live["metadata"].(map[string]any)["resourceVersion"]
-				status, resp = s.do(t, "PUT", item+"?dryRun=All", obj)
+				status, resp = s.Do(t, "PUT", item+"?dryRun=All", obj)
 			default:
-				status, resp = s.do(t, "POST", collectionPath(obj)+"?dryRun=All", obj)
+				status, resp = s.Do(t, "POST", collectionPath(obj)+"?dryRun=All", obj)
 			}
 			var got []string
 			switch status {
@@ -87,8 +80,8 @@ func TestRealServer(t *testing.T) {
 // finalizer, which nothing would remove without the garbage collector),
 // dropping finalizers left by earlier runs.
 func (s *realServer) remove(t *testing.T, item string) {
-	s.do(t, "PATCH", item, map[string]any{"metadata": map[string]any{"finalizers": nil}})
-	s.do(t, "DELETE", item, map[string]any{"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"})
+	s.Do(t, "PATCH", item, map[string]any{"metadata": map[string]any{"finalizers": nil}})
+	s.Do(t, "DELETE", item, map[string]any{"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"})
 	waitGone(t, s, item)
 }
 
@@ -102,87 +95,18 @@ var uidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 
 func waitGone(t *testing.T, s *realServer, item string) {
 	for i := 0; i < 100; i++ {
-		if st, _ := s.do(t, "GET", item, nil); st == 404 {
+		if st, _ := s.Do(t, "GET", item, nil); st == 404 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-type realServer struct {
-	base   string
-	client *http.Client
-}
+// realServer is the running cluster's API server, with this file's helpers.
+type realServer struct{ *realcluster.Server }
 
 func newRealServer(t *testing.T) *realServer {
-	t.Helper()
-	home := os.Getenv("KONVERGE_REALCLUSTER")
-	if home == "" {
-		t.Skip("KONVERGE_REALCLUSTER not set")
-	}
-	if home == "1" {
-		h, _ := os.UserHomeDir()
-		home = filepath.Join(h, ".cache", "realcluster")
-	}
-	run := filepath.Join(home, "run")
-	ports, err := os.ReadFile(filepath.Join(run, "ports.env"))
-	if err != nil {
-		t.Fatalf("no running cluster: %v", err)
-	}
-	port := ""
-	for _, l := range strings.Split(string(ports), "\n") {
-		if v, ok := strings.CutPrefix(l, "APISERVER_PORT="); ok {
-			port = v
-		}
-	}
-	ca, err := os.ReadFile(filepath.Join(run, "pki", "ca.crt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	cert, err := tls.LoadX509KeyPair(filepath.Join(run, "pki", "admin.crt"), filepath.Join(run, "pki", "admin.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &realServer{
-		base: "https://127.0.0.1:" + port,
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}},
-		}},
-	}
-}
-
-func (s *realServer) do(t testing.TB, method, path string, body any) (int, map[string]any) {
-	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := value.Encode(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.base+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if method == "PATCH" {
-		req.Header.Set("Content-Type", "application/merge-patch+json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m, err := value.DecodeObject(b)
-	if err != nil {
-		return resp.StatusCode, map[string]any{"message": string(b)}
-	}
-	return resp.StatusCode, m
+	return &realServer{realcluster.NewServer(t)}
 }
 
 func collectionPath(obj map[string]any) string {
@@ -213,7 +137,7 @@ func (s *realServer) createCustomResource(t *testing.T, obj, schema map[string]a
 	// The group differs from the defaults package's, whose tests may run
 	// at the same time.
 	crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-	s.do(t, "DELETE", crdPath+"/widgets.validate.example.com", nil)
+	s.Do(t, "DELETE", crdPath+"/widgets.validate.example.com", nil)
 	waitGone(t, s, crdPath+"/widgets.validate.example.com")
 	obj["apiVersion"] = "validate.example.com/v1"
 	crd := map[string]any{
@@ -226,13 +150,13 @@ func (s *realServer) createCustomResource(t *testing.T, obj, schema map[string]a
 				"schema": map[string]any{"openAPIV3Schema": schema}}},
 		},
 	}
-	if st, resp := s.do(t, "POST", crdPath, crd); st != 201 {
+	if st, resp := s.Do(t, "POST", crdPath, crd); st != 201 {
 		t.Fatalf("CRD: %d %v", st, resp["message"])
 	}
 	var st int
 	var got map[string]any
 	for i := 0; i < 100; i++ {
-		st, got = s.do(t, "POST", "/apis/validate.example.com/v1/namespaces/default/widgets?dryRun=All&fieldValidation=Ignore", obj)
+		st, got = s.Do(t, "POST", "/apis/validate.example.com/v1/namespaces/default/widgets?dryRun=All&fieldValidation=Ignore", obj)
 		if st != 404 && st != 503 { // not served yet, or the new schema not yet in place
 			break
 		}

@@ -3,31 +3,15 @@ package kube_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/konverge/konverge/internal/realcluster"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/kube"
 	"github.com/konverge/konverge/schema"
 )
-
-// Kubeconfig returns the kubeconfig of the real control plane that
-// scripts/realcluster.sh runs, or skips the test: KONVERGE_REALCLUSTER=1
-// means ~/.cache/realcluster, another value is that REALCLUSTER_HOME.
-func kubeconfig(t *testing.T) string {
-	t.Helper()
-	home := os.Getenv("KONVERGE_REALCLUSTER")
-	if home == "" {
-		t.Skip("KONVERGE_REALCLUSTER not set (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1)")
-	}
-	if home == "1" {
-		h, _ := os.UserHomeDir()
-		home = filepath.Join(h, ".cache", "realcluster")
-	}
-	return filepath.Join(home, "kubeconfig")
-}
 
 var (
 	cmGVK = schema.GVK{Version: "v1", Kind: "ConfigMap"}
@@ -46,7 +30,7 @@ func configMap(ns, name string, labels map[string]any, data map[string]any) clus
 // every verb, the error reasons konverge relies on, selectors, dry runs,
 // patch types and watch.
 func TestRealServerContract(t *testing.T) {
-	c, err := kube.FromKubeconfig(kubeconfig(t), "")
+	c, err := kube.FromKubeconfig(realcluster.Kubeconfig(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}

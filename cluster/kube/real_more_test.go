@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/konverge/konverge/internal/realcluster"
+
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/kube"
 	"github.com/konverge/konverge/schema"
@@ -24,7 +26,7 @@ var (
 // deleted at its end.
 func realNamespace(t *testing.T, prefix string) (*kube.Cluster, string, context.Context) {
 	t.Helper()
-	c, err := kube.FromKubeconfig(kubeconfig(t), "")
+	c, err := kube.FromKubeconfig(realcluster.Kubeconfig(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +262,7 @@ func TestRealServerMapper(t *testing.T) {
 	var gt *schema.Type
 	ok := eventually(30*time.Second, func() bool {
 		var err error
-		if c2, err = kube.FromKubeconfig(kubeconfig(t), ""); err != nil {
+		if c2, err = kube.FromKubeconfig(realcluster.Kubeconfig(t), ""); err != nil {
 			return false
 		}
 		if res, err = c2.Mapper().Find("gdg"); err != nil {

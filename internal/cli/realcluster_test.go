@@ -10,33 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/konverge/konverge/internal/realcluster"
+
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/value"
 )
-
-// realKubeconfig returns the kubeconfig of the control plane that
-// scripts/realcluster.sh runs, or skips: KONVERGE_REALCLUSTER=1 means
-// ~/.cache/realcluster, another value is that REALCLUSTER_HOME.
-func realKubeconfig(t *testing.T) string {
-	t.Helper()
-	home := os.Getenv("KONVERGE_REALCLUSTER")
-	if home == "" {
-		t.Skip("KONVERGE_REALCLUSTER not set (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1)")
-	}
-	if home == "1" {
-		h, _ := os.UserHomeDir()
-		home = filepath.Join(h, ".cache", "realcluster")
-	}
-	return filepath.Join(home, "kubeconfig")
-}
 
 // TestRealClusterWalkthrough runs the declarative-apply seed's walkthrough
 // with --kubeconfig against a real kube-apiserver, and checks that what
 // the server made of each apply is what `konverge merge` computes locally
 // from the same files.
 func TestRealClusterWalkthrough(t *testing.T) {
-	kc := realKubeconfig(t)
+	kc := realcluster.Kubeconfig(t)
 	dir := "../../testdata/cli/walkthrough/"
 	ns := fmt.Sprintf("konverge-walk-%d", time.Now().UnixNano()%1e9)
 	nsFile := filepath.Join(t.TempDir(), "ns.yaml")

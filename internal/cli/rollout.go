@@ -17,6 +17,7 @@ import (
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/internal/describe"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -424,8 +425,6 @@ controller rolls it out as a new revision.`,
 	return cmd
 }
 
-const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
-
 func runRolloutUndo(ctx context.Context, g *Globals, args []string, toRevision int64, sel string) error {
 	sess, err := g.openResourceSession(ctx)
 	if err != nil {
@@ -436,9 +435,9 @@ func runRolloutUndo(ctx context.Context, g *Globals, args []string, toRevision i
 	for _, t := range targets {
 		md := printer.Map(t.obj, "metadata")
 		ref := objectRef(t.res, printer.Str(md, "name"))
-		if _, ok := printer.StringMap(md, "annotations")[lastAppliedKey]; ok {
+		if _, ok := printer.StringMap(md, "annotations")[lastapplied.Annotation]; ok {
 			fmt.Fprintf(g.ErrOut, "Warning: resource %s was previously managed with 'konverge apply'. Rolling back will not update the %s annotation, which may cause unexpected behavior on future 'konverge apply' operations. Consider using 'konverge apply' with your previous configuration file instead.\n",
-				resourceString(t.res)+"/"+printer.Str(md, "name"), lastAppliedKey)
+				resourceString(t.res)+"/"+printer.Str(md, "name"), lastapplied.Annotation)
 		}
 		err := deployment.Rollback(ctx, sess.Cluster, printer.Str(md, "namespace"), printer.Str(md, "name"), toRevision, sess.now())
 		var skipped *deployment.SkippedError

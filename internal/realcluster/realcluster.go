@@ -1,0 +1,116 @@
+// Package realcluster lets tests reach the real control plane that
+// scripts/realcluster.sh runs (kube-apiserver v1.37.1 on loopback). Tests
+// that need it call Home, Kubeconfig or NewServer, which skip the test
+// unless KONVERGE_REALCLUSTER is set: to "1" for ~/.cache/realcluster, or
+// to the REALCLUSTER_HOME of a running cluster.
+package realcluster
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/value"
+)
+
+// Home returns the REALCLUSTER_HOME of the running cluster, or skips t.
+func Home(t testing.TB) string {
+	t.Helper()
+	home := os.Getenv("KONVERGE_REALCLUSTER")
+	if home == "" {
+		t.Skip("KONVERGE_REALCLUSTER not set (scripts/realcluster.sh up; KONVERGE_REALCLUSTER=1)")
+	}
+	if home == "1" {
+		h, _ := os.UserHomeDir()
+		home = filepath.Join(h, ".cache", "realcluster")
+	}
+	return home
+}
+
+// Kubeconfig returns the kubeconfig of the running cluster, or skips t.
+func Kubeconfig(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(Home(t), "kubeconfig")
+}
+
+// Server is a plain HTTPS client of the cluster's kube-apiserver, as its
+// administrator: requests and responses are JSON values, as the API
+// server sends them, with no client library in between.
+type Server struct {
+	base   string
+	client *http.Client
+}
+
+// NewServer connects to the running cluster, or skips t.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	run := filepath.Join(Home(t), "run")
+	ports, err := os.ReadFile(filepath.Join(run, "ports.env"))
+	if err != nil {
+		t.Fatalf("no running cluster: %v", err)
+	}
+	port := ""
+	for _, l := range strings.Split(string(ports), "\n") {
+		if v, ok := strings.CutPrefix(l, "APISERVER_PORT="); ok {
+			port = v
+		}
+	}
+	ca, err := os.ReadFile(filepath.Join(run, "pki", "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	cert, err := tls.LoadX509KeyPair(filepath.Join(run, "pki", "admin.crt"), filepath.Join(run, "pki", "admin.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Server{
+		base: "https://127.0.0.1:" + port,
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}},
+		}},
+	}
+}
+
+// Do sends body (nil for none; a PATCH is a JSON merge patch) to path and returns the status code and the
+// decoded response; a response that is not a JSON object comes back as
+// {"message": text}.
+func (s *Server) Do(t testing.TB, method, path string, body any) (int, map[string]any) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := value.Encode(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.base+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if method == "PATCH" {
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m, err := value.DecodeObject(b)
+	if err != nil {
+		return resp.StatusCode, map[string]any{"message": string(b)}
+	}
+	return resp.StatusCode, m
+}
