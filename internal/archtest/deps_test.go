@@ -16,6 +16,7 @@ const module = "github.com/konverge/konverge"
 var allowed = map[string][]string{
 	"value":                 {},
 	"schema":                {},
+	"openapi":               {"openapi/internal/smdjson", "schema"},
 	"merge":                 {"schema", "value"},
 	"lastapplied":           {"value"},
 	"selector":              {},
