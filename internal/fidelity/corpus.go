@@ -1,0 +1,157 @@
+package fidelity
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Groups are the directories of testdata/fidelity that hold cases.
+var Groups = []string{"kinds", "stories", "projects"}
+
+// Case is one entry of the corpus: commands run, in order, in Dir.
+type Case struct {
+	// Name is "<group>/<name>", the golden file's path without .json.
+	Name string
+	// Dir is where the commands run (-f paths are relative to it).
+	Dir string
+	// Steps are kubectl command lines without the word kubectl.
+	Steps [][]string
+}
+
+// Sleep is the step that only the recording carries out, to let the real
+// control plane's controllers act (`sleep SECONDS`); the embedded cluster
+// settles its controllers within each command.
+const Sleep = "sleep"
+
+// Load reads every case under root (testdata/fidelity).
+func Load(root string) ([]Case, error) {
+	var out []Case
+	for _, g := range Groups {
+		entries, err := os.ReadDir(filepath.Join(root, g))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			path := filepath.Join(root, g, e.Name())
+			if !e.IsDir() {
+				if g != "kinds" || !isManifest(e.Name()) {
+					continue
+				}
+				out = append(out, Case{
+					Name:  g + "/" + strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())),
+					Dir:   filepath.Join(root, g),
+					Steps: [][]string{{"apply", "-f", e.Name(), "-o", "json"}},
+				})
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(path, "steps"))
+			if err != nil {
+				return nil, fmt.Errorf("case %s/%s: %w", g, e.Name(), err)
+			}
+			steps, err := ParseSteps(string(data))
+			if err != nil {
+				return nil, fmt.Errorf("case %s/%s: steps: %w", g, e.Name(), err)
+			}
+			out = append(out, Case{Name: g + "/" + e.Name(), Dir: path, Steps: steps})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func isManifest(name string) bool {
+	switch filepath.Ext(name) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// GoldenPath is where the recording of c is kept under root.
+func GoldenPath(root string, c Case) string {
+	return filepath.Join(root, "golden", c.Name+".json")
+}
+
+// Namespace is the namespace a case runs in on the real control plane.
+func Namespace(c Case) string {
+	ns := "fid-" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		}
+		return '-'
+	}, strings.ToLower(c.Name))
+	if len(ns) > 63 {
+		ns = ns[:63]
+	}
+	return strings.TrimRight(ns, "-")
+}
+
+// ParseSteps splits a steps file into command lines.
+func ParseSteps(text string) ([][]string, error) {
+	var steps [][]string
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words, err := splitWords(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		steps = append(steps, words)
+	}
+	return steps, nil
+}
+
+// splitWords splits a line as a shell does: blanks separate words, single
+// quotes keep everything, double quotes keep all but \" and \\.
+func splitWords(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated single quote")
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && (line[i+1] == '"' || line[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unterminated double quote")
+			}
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
