@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -38,17 +39,21 @@ func New(c cluster.Interface, opts Options) *Applier {
 // errRollback ends a batch whose writes were a server dry run.
 var errRollback = errors.New("apply: rolled back")
 
-// Apply applies objs and returns what happened to each object, in the
-// order they were applied (Namespaces, then CustomResourceDefinitions,
-// then the rest in input order), followed by the pruned objects.
+// Apply applies objs and returns what happened to each object, in input
+// order as kubectl prints them (although Namespaces and
+// CustomResourceDefinitions are applied first), followed by the pruned
+// objects.
 //
 // Nothing is written unless every object passes: an input problem, a
 // schema violation, a duplicate, or a refusal by the server (each write is
 // first tried as a server dry run) fails the apply with Errors, one per
 // object and cause. On a cluster that is a Batcher the whole apply is one
 // transaction, which commits only if everything succeeded; elsewhere a
-// write that fails after every dry run passed leaves the writes before it,
-// and Apply returns the results so far with the error.
+// write that fails after every dry run passed leaves the other writes,
+// and Apply returns the results of those with the error.
+//
+// On a cluster that is not a Batcher, Apply calls c from up to
+// Options.Concurrency goroutines at once.
 func (a *Applier) Apply(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	if err := a.opts.check(); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
@@ -108,7 +113,29 @@ type run struct {
 	items   []*item
 	set     *prune.ApplySet
 	visited *prune.Visited
+	// slots are the results of the items, by their position in the input.
+	slots   []*Result
 	results []Result
+
+	// progressMu guards step and done: the step under way and how many
+	// of its objects are done.
+	progressMu sync.Mutex
+	step       string
+	done       int
+}
+
+// progress reports one more object of a step done to Options.Progress.
+func (r *run) progress(step string, total int) {
+	if r.opts.Progress == nil {
+		return
+	}
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	if step != r.step {
+		r.step, r.done = step, 0
+	}
+	r.done++
+	r.opts.Progress(Progress{Step: step, Done: r.done, Total: total})
 }
 
 // do applies the objects through c.
@@ -126,13 +153,18 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 	if err != nil {
 		return err
 	}
-	if mode == writeNone && len(errs.errs) > 0 {
+	if mode == writeNone && errs.len() > 0 {
 		return errs.err()
 	}
 	r.items = items
 	r.visited = prune.NewVisited()
 	if r.opts.EnforceNamespace {
 		r.visited.Namespaces[r.opts.namespace()] = true
+	}
+	for _, it := range items {
+		if it.res.Namespaced {
+			r.visited.Namespaces[it.ref.Namespace] = true
+		}
 	}
 	if r.set != nil {
 		if err := r.set.FetchParent(ctx, c, m); err != nil {
@@ -142,94 +174,85 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 			r.set.AddMember(it.res, it.ref.Namespace)
 		}
 	}
-	if mode == writeReal && !r.batched {
-		// Every write is tried as a dry run first; the objects that
-		// failed locally are left out, and their errors join the others.
-		r.validateOnServer(ctx, c, &errs)
-		if err := errs.err(); err != nil {
-			return err
-		}
-	}
-	// The ApplySet parent is written before the members, so that an
-	// interrupted apply leaks no member. In one transaction nothing can be
-	// interrupted half-way, so the parent waits for the namespaces the
-	// input creates (its own among them, for a namespaced parent).
-	parentPending := r.set != nil && mode != writeNone
-	writeParent := func() error {
-		if !parentPending {
-			return nil
-		}
-		parentPending = false
-		if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
-			return fmt.Errorf("apply: %w", err)
-		}
-		return nil
-	}
-	if !r.batched {
-		if err := writeParent(); err != nil {
-			return err
-		}
-	}
-
-	// In a batch (or a server dry run), objects that failed locally are
-	// left out, and the others are still tried so that their problems are
-	// reported too; nothing is committed.
-	var plans []plan
+	r.slots = make([]*Result, len(objs))
 	if r.batched {
-		// In one transaction nothing else writes and no object of the
-		// input is another one, so every object can be read first and
-		// the patches computed on all CPUs before the writes.
-		lives := make([]map[string]any, len(items))
-		readErrs := make([]error, len(items))
-		for i, it := range items {
-			lives[i], readErrs[i] = get(ctx, c, it)
-		}
-		plans = r.plans(items, lives)
-		for i, err := range readErrs {
-			if err != nil {
-				plans[i].err = err
-			}
-		}
+		err = r.doBatched(ctx, c, mode, &errs)
+	} else {
+		err = r.doConcurrent(ctx, c, mode, &errs)
 	}
-	for i, it := range items {
-		if !it.isNamespace() {
-			if err := writeParent(); err != nil {
-				return err
-			}
-		}
-		if it.res.Namespaced {
-			r.visited.Namespaces[it.ref.Namespace] = true
-		}
-		var res Result
-		var err error
-		if plans != nil {
-			res, err = r.execute(ctx, c, plans[i], mode)
-		} else {
-			res, err = r.applyOne(ctx, c, it, mode)
-		}
-		if err != nil {
-			errs.add(it, err)
+	// Results in input order, as kubectl prints them.
+	for _, res := range r.slots {
+		if res == nil {
 			continue
 		}
 		if uid := objref.UID(res.Object); uid != "" {
 			r.visited.UIDs[uid] = true
+		}
+		r.results = append(r.results, *res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	if r.opts.Prune {
+		if err := r.prune(ctx, c, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doBatched applies the items one after the other in one transaction: in
+// the order of rank, every object read first and the patches computed on
+// all CPUs before the writes (nothing else writes, and no object of the
+// input is another one). Objects that fail are left out, and the others
+// are still tried so that their problems are reported too; nothing is
+// committed then.
+func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
+	items := r.items
+	lives := make([]map[string]any, len(items))
+	readErrs := make([]error, len(items))
+	for i, it := range items {
+		lives[i], readErrs[i] = get(ctx, c, it)
+	}
+	plans := r.plans(items, lives)
+	for i, err := range readErrs {
+		if err != nil {
+			plans[i].err = err
+		}
+	}
+	// The ApplySet parent waits for the namespaces the input creates (its
+	// own among them, for a namespaced parent): in one transaction nothing
+	// can be interrupted half-way.
+	parentPending := r.set != nil && mode != writeNone
+	for i, it := range items {
+		if parentPending && !it.isNamespace() {
+			parentPending = false
+			if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
+				return fmt.Errorf("apply: %w", err)
+			}
+		}
+		res, err := r.execute(ctx, c, plans[i], mode)
+		if err != nil {
+			errs.add(it, err)
+			continue
 		}
 		if it.isCRD() && mode == writeReal && (res.Action == Created || res.Action == Configured) {
 			if err := waitEstablished(ctx, c, it.ref.Name, r.opts.crdTimeout()); err != nil {
 				errs.add(it, err)
 			}
 		}
-		r.results = append(r.results, res)
+		r.slots[it.idx] = &res
+		r.progress(StepApply, len(items))
 	}
-	if err := errs.err(); err != nil {
-		return err
+	if errs.len() > 0 {
+		return nil
 	}
-	if err := writeParent(); err != nil {
-		return err
-	}
-	if r.opts.Prune {
-		if err := r.prune(ctx, c, mode); err != nil {
-			return err
+	if parentPending {
+		if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
+			return fmt.Errorf("apply: %w", err)
 		}
 	}
 	return nil
@@ -255,28 +278,6 @@ func (r *run) newApplySet(ctx context.Context, c cluster.Interface) (*prune.Appl
 		return nil, fmt.Errorf("apply: %w", err)
 	}
 	return set, nil
-}
-
-// validateOnServer sends every write as a server dry run first, so that
-// the server's defaulting and validation errors of all objects come out
-// before anything is written. Objects in a namespace the input creates, and
-// custom resources whose CRD the input creates, cannot be tried that way
-// and were checked only locally.
-func (r *run) validateOnServer(ctx context.Context, c cluster.Interface, errs *errorList) {
-	newNamespaces := map[string]bool{}
-	for _, it := range r.items {
-		if it.crd != nil || newNamespaces[it.ref.Namespace] {
-			continue
-		}
-		res, err := r.applyOne(ctx, c, it, writeDryRun)
-		if err != nil {
-			errs.add(it, err)
-			continue
-		}
-		if it.isNamespace() && res.Action == Created {
-			newNamespaces[it.ref.Name] = true
-		}
-	}
 }
 
 // options of the writes of a mode.

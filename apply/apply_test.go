@@ -203,11 +203,13 @@ metadata: {name: team}
 		t.Run(b.name, func(t *testing.T) {
 			s := openStore(t)
 			c := b.wrap(s)
+			// Applied Namespaces and CRDs first, printed in input order as
+			// kubectl prints.
 			res := mustApply(t, c, apply.Options{}, parse(t, input))
-			want := "namespace/team created\n" +
+			want := "widget.example.com/w created\n" +
+				"configmap/c created\n" +
 				"customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n" +
-				"widget.example.com/w created\n" +
-				"configmap/c created\n"
+				"namespace/team created\n"
 			if got := lines(res); got != want {
 				t.Fatalf("results:\n%s\nwant\n%s", got, want)
 			}
@@ -220,17 +222,17 @@ metadata: {name: team}
 			// replaced whole, dropped fields deleted.
 			next := strings.Replace(input, "spec: {size: 3, colors: [red, blue], owner: ann}", "spec: {size: 4, colors: [green]}", 1)
 			res = mustApply(t, c, apply.Options{}, parse(t, next))
-			want = "namespace/team unchanged\n" +
+			want = "widget.example.com/w configured\n" +
+				"configmap/c unchanged\n" +
 				"customresourcedefinition.apiextensions.k8s.io/widgets.example.com unchanged\n" +
-				"widget.example.com/w configured\n" +
-				"configmap/c unchanged\n"
+				"namespace/team unchanged\n"
 			if got := lines(res); got != want {
 				t.Fatalf("results:\n%s\nwant\n%s", got, want)
 			}
-			if pt := res[2].PatchType; pt != cluster.MergePatchType {
+			if pt := res[0].PatchType; pt != cluster.MergePatchType {
 				t.Errorf("patch type %s, want %s", pt, cluster.MergePatchType)
 			}
-			if got := string(encode(t, res[2].Patch["spec"])); got != `{"colors":["green"],"owner":null,"size":4}` {
+			if got := string(encode(t, res[0].Patch["spec"])); got != `{"colors":["green"],"owner":null,"size":4}` {
 				t.Errorf("patch spec %s", got)
 			}
 			w = mustGet(t, s, schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, "team", "w")

@@ -32,15 +32,33 @@
 //
 // On a cluster that implements Batcher (cluster/local), the whole apply,
 // pruning included, runs in one transaction: the writes themselves are the
-// trial, committed only when every object succeeded. Elsewhere each write
-// is first sent as a server dry run, and then for real; objects in a
-// namespace the input creates, and custom resources whose CRD the input
-// creates, can only be checked locally there.
+// trial, committed only when every object succeeded. Elsewhere (a real API
+// server) every write is first sent as a server dry run, all of them before
+// any is made; objects in a namespace the input creates, custom resources
+// whose CRD the input creates, and objects whose admission depends on
+// another object of the input (see Order) can only be checked locally there.
 //
 // # Order
 //
 // Namespaces first, then CustomResourceDefinitions (waiting until each is
-// Established and served), then everything else in input order.
+// Established and served), then everything else. Results come back in
+// input order, as kubectl prints them, followed by the pruned objects.
+//
+// # Reads, plans and requests on a real cluster
+//
+// On a cluster that is not a Batcher, the live state is read in bulk: one
+// List per kind and namespace that holds three objects or more of the
+// input, one Get for each other object. Every merge is then computed
+// locally, and only the objects whose patch is not empty (or that do not
+// exist) are sent anything: a re-apply that changes nothing sends no
+// write and no dry run. Reads, dry runs and writes go out
+// Options.Concurrency at a time (DefaultConcurrency, 16), in waves: the
+// Namespaces, the CustomResourceDefinitions, then the rest, split at the
+// objects that change how the API server admits what follows them
+// (admission webhooks and policies, ResourceQuotas, APIServices; for Pods
+// and PersistentVolumeClaims also ServiceAccounts, LimitRanges,
+// PriorityClasses, RuntimeClasses and StorageClasses), so that every
+// object is admitted as it would be in kubectl's one-by-one order.
 //
 // # Create or patch
 //

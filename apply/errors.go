@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/merge"
@@ -94,8 +95,11 @@ func sortErrors(es Errors) {
 	})
 }
 
-// errorList collects object errors.
-type errorList struct{ errs Errors }
+// errorList collects object errors; it is safe for concurrent use.
+type errorList struct {
+	mu   sync.Mutex
+	errs Errors
+}
 
 // add records err for an item; a joined error (merge.Validate's) becomes
 // one ObjectError per cause.
@@ -112,10 +116,22 @@ func (l *errorList) add(it *item, err error) {
 	if it.isSecret() {
 		secret = it.config
 	}
-	l.errs = append(l.errs, newObjectError(it.src, it.ref, err, secret))
+	e := newObjectError(it.src, it.ref, err, secret)
+	l.mu.Lock()
+	l.errs = append(l.errs, e)
+	l.mu.Unlock()
+}
+
+// len returns how many errors were recorded.
+func (l *errorList) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.errs)
 }
 
 func (l *errorList) err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if len(l.errs) == 0 {
 		return nil
 	}

@@ -37,6 +37,9 @@ var (
 
 // item is one object of the input, resolved and ready to apply.
 type item struct {
+	// idx is the item's position in the input (after -l): the order
+	// kubectl prints results in.
+	idx int
 	src manifest.Source
 	ref objref.Ref
 	res cluster.Resource
@@ -90,7 +93,7 @@ func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.
 		if sel != nil && !sel.Matches(objref.Labels(o.Obj)) {
 			continue // kubectl apply -l applies only what matches
 		}
-		items = append(items, &item{src: o.Source, ref: objref.Of(o.Obj), config: o.Obj})
+		items = append(items, &item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj})
 	}
 	if len(items) == 0 {
 		return nil, errors.New("apply: no objects passed to apply")

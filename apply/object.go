@@ -109,7 +109,7 @@ func (r *run) applyOne(ctx context.Context, c cluster.Interface, it *item, mode 
 
 // get returns the live object, nil when there is none (or its kind is not
 // served yet: its CRD comes with the input).
-func get(ctx context.Context, c cluster.Interface, it *item) (map[string]any, error) {
+func get(ctx context.Context, c cluster.Reader, it *item) (map[string]any, error) {
 	live, err := c.Get(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name)
 	if cluster.IsNotFound(err) {
 		return nil, nil

@@ -85,10 +85,35 @@ type Options struct {
 	// CustomResourceDefinition to be Established before it applies what
 	// follows; 0 means a minute.
 	CRDTimeout time.Duration
+	// Concurrency is how many requests an apply has in flight at once on
+	// a cluster that is not a Batcher (reads, dry runs, writes, prune
+	// lists and deletions); 0 means DefaultConcurrency, 1 one at a time.
+	Concurrency int
+	// Progress, when set, is called each time one more object of a step
+	// is done, from the goroutine that did it, one call at a time.
+	Progress func(Progress)
+
 	// RetryBackoff is the pause before the second and later retries of a
 	// patch that failed with a Conflict; 0 means a second, as kubectl.
 	RetryBackoff time.Duration
 }
+
+// Progress is how far an apply is.
+type Progress struct {
+	// Step is what is under way: StepCheck or StepApply.
+	Step string
+	// Done of Total objects of the step are done.
+	Done, Total int
+}
+
+// The steps of an apply that report Progress.
+const (
+	// StepCheck: the writes are tried as server dry runs before any is
+	// made (on a cluster that is not a Batcher).
+	StepCheck = "checking"
+	// StepApply: the objects are applied.
+	StepApply = "applying"
+)
 
 // check reports flag combinations kubectl refuses, with its messages.
 func (o Options) check() error {
@@ -157,6 +182,13 @@ func (o Options) crdTimeout() time.Duration {
 		return time.Minute
 	}
 	return o.CRDTimeout
+}
+
+func (o Options) concurrency() int {
+	if o.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return o.Concurrency
 }
 
 func (o Options) retryBackoff() time.Duration {

@@ -57,7 +57,9 @@ type Entry struct {
 	Ref objref.Ref
 	// Source is where it was read from; zero for pruned objects.
 	Source manifest.Source
-	// Action is what applying would do.
+	// Action is what applying would change: None when Live and Merged are
+	// equal, even if apply would send a patch (that changes nothing on
+	// the server; apply prints "configured" for it, as kubectl).
 	Action Action
 	// Live is the object as it is, nil when it does not exist; Merged is
 	// the object as applying would leave it (the server's answer to a dry
@@ -66,7 +68,8 @@ type Entry struct {
 	// status, and Secret values are masked.
 	Live, Merged map[string]any
 	// Patch is the patch apply would send (Secret values masked), nil
-	// when it would send none; PatchType its media type.
+	// when it would send none, and possibly set for None; PatchType its
+	// media type.
 	Patch     map[string]any
 	PatchType cluster.PatchType
 	// Warnings are apply's warnings about the object (kubectl diff prints
@@ -182,14 +185,19 @@ func (d *Differ) entry(res apply.Result) Entry {
 	if e.Merged != nil {
 		e.Merged = d.clean(e.Merged)
 	}
-	if res.Action == apply.ServerSideApplied {
-		// A server-side apply sends the whole object: what changes is
-		// what differs.
+	// What changes is what differs between the two versions, as kubectl
+	// diff compares its two directories: a patch that changes nothing on
+	// the server (a quantity the server writes in its canonical form, a
+	// null for a field that is absent, a Secret's stringData, a list
+	// replaced by an equal one) is no difference.
+	if e.Action == Update || res.Action == apply.ServerSideApplied {
 		switch {
 		case e.Live == nil:
 			e.Action = Create
 		case value.Equal(e.Live, e.Merged):
 			e.Action = None
+		default:
+			e.Action = Update
 		}
 	}
 	if isSecret(e.Ref) && !d.opts.ShowSecrets {

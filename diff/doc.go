@@ -39,6 +39,9 @@
 //
 // # Exit status
 //
-// ExitCode maps an outcome to kubectl diff's status: 0 no differences, 1
-// differences, 2 (>1) an error.
+// Whether an object differs comes from comparing its live and merged
+// versions, as kubectl diff runs diff(1) on its two directories: a
+// non-empty patch that changes nothing on the server (apply prints
+// "configured" for it) is no difference. ExitCode maps an outcome to
+// kubectl diff's status: 0 no differences, 1 differences, 2 (>1) an error.
 package diff

@@ -205,6 +205,10 @@ func nilIfEmpty(m map[string]any) any {
 // program, as KUBECTL_EXTERNAL_DIFF does for kubectl.
 const EnvExternalDiff = "KONVERGE_EXTERNAL_DIFF"
 
+// EnvKubectlExternalDiff is kubectl's variable for the same, which the CLI
+// honours when EnvExternalDiff is not set.
+const EnvKubectlExternalDiff = "KUBECTL_EXTERNAL_DIFF"
+
 // validArg is what kubectl keeps of the arguments in KUBECTL_EXTERNAL_DIFF.
 var validArg = regexp.MustCompile(`^[a-zA-Z0-9-=]+$`)
 

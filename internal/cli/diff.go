@@ -45,9 +45,9 @@ func NewDiffCmd(o *DiffOptions) *cobra.Command {
 configuration, and the configuration as it would be if applied.
 
 The output is a unified diff per object, between live/<name> and merged/<name>.
-Secret values are masked unless --show-secret is given. KONVERGE_EXTERNAL_DIFF
-names a program to run on two directories instead, as KUBECTL_EXTERNAL_DIFF
-does for kubectl.
+Secret values are masked unless --show-secret is given. KONVERGE_EXTERNAL_DIFF,
+or else KUBECTL_EXTERNAL_DIFF, names a program to run on two directories
+instead, as KUBECTL_EXTERNAL_DIFF does for kubectl.
 
 Exit status: 0 no differences were found; 1 differences were found; 2 (> 1)
 konverge or the diff program failed.`,
@@ -147,7 +147,11 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 		}
 		return exitStatus(diff.ExitCode(report, nil))
 	}
-	if prog := os.Getenv(diff.EnvExternalDiff); prog != "" {
+	prog := os.Getenv(diff.EnvExternalDiff)
+	if prog == "" {
+		prog = os.Getenv(diff.EnvKubectlExternalDiff)
+	}
+	if prog != "" {
 		code, err := report.RunExternal(prog, out, errOut)
 		if err != nil {
 			return fail(errOut, errCode, err)

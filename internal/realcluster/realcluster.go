@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +114,45 @@ func (s *Server) Do(t testing.TB, method, path string, body any) (int, map[strin
 		return resp.StatusCode, map[string]any{"message": string(b)}
 	}
 	return resp.StatusCode, m
+}
+
+// Kubectl returns the kubectl binary built with the running cluster's
+// control plane, or skips t.
+func Kubectl(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(Home(t), "bin", "kubectl")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no kubectl beside the control plane: %v", err)
+	}
+	return bin
+}
+
+// Comparable returns obj as JSON with what differs between two copies of
+// one object applied into two namespaces masked: the namespace's name
+// (wherever it appears, the last-applied annotation included), uid,
+// resourceVersion, creationTimestamp and the times of managedFields.
+func Comparable(t testing.TB, obj map[string]any, namespace string) string {
+	t.Helper()
+	b, err := value.Encode(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if namespace != "" {
+		s = strings.ReplaceAll(s, `"`+namespace+`"`, `"<ns>"`)
+		s = strings.ReplaceAll(s, `\"`+namespace+`\"`, `\"<ns>\"`)
+	}
+	for _, m := range masks {
+		s = m.re.ReplaceAllString(s, m.with)
+	}
+	return s
+}
+
+var masks = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`"uid":"[^"]*"`), `"uid":"<uid>"`},
+	{regexp.MustCompile(`"resourceVersion":"[^"]*"`), `"resourceVersion":"<rv>"`},
+	{regexp.MustCompile(`"(creationTimestamp|time)":"[^"]*"`), `"$1":"<time>"`},
 }
