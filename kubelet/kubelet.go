@@ -34,6 +34,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -61,6 +62,19 @@ type Kubelet struct {
 	// found to be the one of their resourceVersion at a time, until the
 	// next time it changes: such a pod needs no work before then.
 	current map[string]currentStatus
+	// spam drops Events beyond client-go's rate, as the kubelet's
+	// recorder does.
+	spam event.SpamFilter
+}
+
+// Reset forgets what the kubelet keeps in memory (the statuses known to
+// be current, the spam filter's buckets): the runner calls it after a
+// sync's writes were rolled back.
+func (k *Kubelet) Reset() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.current = nil
+	k.spam.Reset()
 }
 
 // currentStatus is a pod whose status at resourceVersion rv is the one
@@ -210,14 +224,14 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 		// Bound by someone else (spec.nodeName in the manifest): accept it now.
 		start = now
 	}
-	newStatus, next, gone := k.statusAt(pod, start, now, ips)
+	newStatus, next, gone, ctrs := k.statusAt(pod, start, now, ips)
 	res.next = next
 	if gone {
 		if err := c.Delete(ctx, podGVK, ns, name, cluster.GracePeriod(0), cluster.Preconditions{UID: str(md, "uid")}); err != nil && !cluster.IsNotFound(err) {
 			return res, fmt.Errorf("kubelet: remove pod %s/%s: %w", ns, name, err)
 		}
 		res.changed, res.next = true, never
-		return res, nil
+		return res, k.emit(ctx, c, podEvents(pod, status, ctrs, now))
 	}
 	if value.Equal(status, newStatus) {
 		if rv != "" && uid != "" {
@@ -241,7 +255,7 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
 	}
 	res.changed = true
-	return res, nil
+	return res, k.emit(ctx, c, podEvents(pod, status, ctrs, now))
 }
 
 // schedule binds a new pod to the node (or reports why it cannot be) and
@@ -270,6 +284,9 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 			return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
 		}
 		res.changed = true
+		if reason == "Unschedulable" {
+			return res, k.emit(ctx, c, []event.Event{failedSchedulingEvent(pod, msg, now)})
+		}
 		return res, nil
 	}
 	binding := map[string]any{
@@ -288,7 +305,7 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	// node name, the PodScheduled condition, both rewritten here), and a
 	// kubelet's status writes are unconditional, as its status patches:
 	// no need to read the bound pod back.
-	st, next, _ := k.statusAt(pod, now, now, ips)
+	st, next, _, ctrs := k.statusAt(pod, now, now, ips)
 	upd := shallowCopy(pod)
 	upmd := shallowCopy(md)
 	delete(upmd, "resourceVersion")
@@ -298,7 +315,8 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
 	}
 	res.changed, res.next = true, next
-	return res, nil
+	evs := append([]event.Event{scheduledEvent(pod, now)}, podEvents(pod, nil, ctrs, now)...)
+	return res, k.emit(ctx, c, evs)
 }
 
 // nodeLabels are the labels of the node, for nodeSelector.
@@ -320,7 +338,7 @@ func matchesNode(spec map[string]any) bool {
 // statusAt computes the status of a pod accepted at start, at now, with
 // the next time it changes; gone reports a terminating pod whose
 // containers have all stopped.
-func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllocator) (st map[string]any, next time.Time, gone bool) {
+func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllocator) (st map[string]any, next time.Time, gone bool, ctrs []ctrInfo) {
 	md, spec := mapOf(pod, "metadata"), mapOf(pod, "spec")
 	old := mapOf(pod, "status")
 	// Every field statusAt sets is new; the others are kept as they are.
@@ -341,7 +359,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 		if dt, err := time.Parse(time.RFC3339, dts); err == nil {
 			grace, _ := md["deletionGracePeriodSeconds"].(int64)
 			deadline = dt
-			killAt = dt.Add(-time.Duration(grace) * time.Second)
+			killAt = dt.Add(-seconds(grace))
 			if killAt.Before(start) {
 				killAt = start
 			}
@@ -357,7 +375,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	}
 
 	inits := listOf(spec, "initContainers")
-	ctrs := listOf(spec, "containers")
+	specCtrs := listOf(spec, "containers")
 	initStatuses := make([]any, 0, len(inits))
 	var pendingInit []string
 	initFailed := false
@@ -384,6 +402,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 		s := in.at(creating, t)
 		note(s.next)
 		running(s, in.b)
+		ctrs = append(ctrs, ctrInfo{cm: cm, init: true, in: in, state: s})
 		initStatuses = append(initStatuses, k.containerStatus(pod, cm, s, true, old, "initContainerStatuses"))
 		switch {
 		case s.failed:
@@ -399,19 +418,21 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	var ctrStatuses []any
 	var counts struct{ waiting, running, stopped, succeeded int }
 	var unready []string
-	for _, x := range ctrs {
+	for _, x := range specCtrs {
 		cm, _ := x.(map[string]any)
 		var s ctrState
 		var b behaviour
+		var in *ctrInput
 		if !initialized {
 			s = ctrState{waitingReason: "PodInitializing"}
 		} else {
-			in := k.input(cm, policy, false)
+			in = k.input(cm, policy, false)
 			b = in.b
 			s = in.at(creating, t)
 			note(s.next)
 			running(s, b)
 		}
+		ctrs = append(ctrs, ctrInfo{cm: cm, in: in, state: s})
 		if deleting {
 			s.ready = false
 		}
@@ -465,7 +486,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 			end = deadline
 		}
 		if phase == "Succeeded" || phase == "Failed" || !now.Before(end) {
-			return nil, never, true
+			return nil, never, true, ctrs
 		}
 		next = minTime(never, end)
 		if !end.After(now) {
@@ -547,7 +568,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	sched["lastTransitionTime"] = ts(start)
 	conds = append(conds, sched)
 	setConditions(st, conds)
-	return st, next, false
+	return st, next, false, ctrs
 }
 
 // input collects what decides a container's timeline.
@@ -605,9 +626,9 @@ func probeOf(cm map[string]any, field string) *probeSpec {
 	}
 	sec := func(f string, def int64) time.Duration {
 		if v, ok := p[f].(int64); ok && v > 0 {
-			return time.Duration(v) * time.Second
+			return seconds(v)
 		}
-		return time.Duration(def) * time.Second
+		return seconds(def)
 	}
 	num := func(f string, def int64) int64 {
 		if v, ok := p[f].(int64); ok && v > 0 {

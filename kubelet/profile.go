@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +38,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		var n float64
 		if err := json.Unmarshal(b, &n); err != nil {
 			return fmt.Errorf("duration: want a string such as \"2s\", got %s", b)
+		}
+		if n < 0 || n*float64(time.Second) >= math.MaxInt64 || math.IsNaN(n) {
+			return fmt.Errorf("duration: %s seconds is out of range", b)
 		}
 		*d = Duration(n * float64(time.Second))
 		return nil
@@ -150,9 +153,13 @@ func (p *Profile) validate() error {
 		default:
 			errs = append(errs, fmt.Errorf("images[%d].pull: %q is not ok or fail", i, r.Pull))
 		}
-		if r.Exit != nil && r.Exit.After != "sleep" {
-			if _, err := time.ParseDuration(r.Exit.After); err != nil {
-				errs = append(errs, fmt.Errorf("images[%d].exit.after: want a duration or \"sleep\": %w", i, err))
+		if r.Exit != nil && r.Exit.After != "sleep" && r.Exit.After != "command" {
+			d, err := time.ParseDuration(r.Exit.After)
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Errorf("images[%d].exit.after: want a duration, \"command\" or \"sleep\": %w", i, err))
+			case d < 0:
+				errs = append(errs, fmt.Errorf("images[%d].exit.after: %q is negative", i, r.Exit.After))
 			}
 		}
 	}
@@ -223,6 +230,7 @@ func (p *Profile) behaviourOf(image, name string, command []string, init bool) b
 	}
 	img := NormalizeImage(image)
 	cmd := strings.Join(command, " ")
+	matched := false
 	for _, r := range p.Images {
 		if !globMatch(r.Image, img) || !globMatch(r.Name, name) || !globMatch(r.Command, cmd) {
 			continue
@@ -231,13 +239,15 @@ func (p *Profile) behaviourOf(image, name string, command []string, init bool) b
 		b.pull = time.Duration(r.PullTime.or(Duration(b.pull)))
 		b.start = time.Duration(r.StartTime.or(Duration(b.start)))
 		b.stop = time.Duration(r.Stop.or(Duration(b.stop)))
-		if r.Exit != nil {
+		switch {
+		case r.Exit == nil:
+			b.byCommand(command, false)
+		case r.Exit.After == "sleep" || r.Exit.After == "command":
+			b.exits = false
+			b.byCommand(command, r.Exit.After == "command")
+		default:
 			b.exits, b.exitCode, b.oom = true, r.Exit.Code, r.Exit.OOMKilled
-			if r.Exit.After == "sleep" {
-				b.exitAfter, b.exits = sleepOf(command)
-			} else {
-				b.exitAfter, _ = time.ParseDuration(r.Exit.After)
-			}
+			b.exitAfter, _ = time.ParseDuration(r.Exit.After)
 			if b.oom {
 				b.exitCode = 137
 			}
@@ -251,28 +261,32 @@ func (p *Profile) behaviourOf(image, name string, command []string, init bool) b
 		if r.Startup != nil {
 			b.startup = *r.Startup
 		}
+		matched = true
 		break
+	}
+	if !matched {
+		b.byCommand(command, false)
 	}
 	return b
 }
 
-// sleepOf finds "sleep N" in a command: exits after N seconds; "sleep
-// infinity" or no sleep runs for ever.
-func sleepOf(command []string) (time.Duration, bool) {
-	words := strings.Fields(strings.Join(command, " "))
-	for i := len(words) - 2; i >= 0; i-- {
-		if strings.HasSuffix(words[i], "sleep") {
-			arg := strings.Trim(words[i+1], "\"';&|")
-			if n, err := strconv.ParseFloat(arg, 64); err == nil && n >= 0 {
-				return time.Duration(n * float64(time.Second)).Truncate(time.Second), true
-			}
-			if d, err := time.ParseDuration(arg); err == nil {
-				return d.Truncate(time.Second), true
-			}
-			return 0, false
-		}
+// byCommand lets the container's command decide how its process ends
+// (see command.go): a command that ends gives the exit; one that does not
+// runs for ever. Without a command the image's own runs: for ever, or,
+// with shell, the shell that reads nothing and ends at once.
+func (b *behaviour) byCommand(command []string, shell bool) {
+	p, ok := interpretCommand(command)
+	switch {
+	case !ok && shell:
+		b.exits, b.exitAfter, b.exitCode = true, 0, 0
+	case !ok, p.server && b.exits:
+		// No command, or a program the simulation does not know in an
+		// init container: it runs as initRun says.
+	case p.exits:
+		b.exits, b.exitAfter, b.exitCode, b.oom = true, p.after, p.code, false
+	default:
+		b.exits = false
 	}
-	return 0, false
 }
 
 // globMatch matches s against a glob; "" matches everything.

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -12,6 +13,10 @@ import (
 // same. Each computation also yields the next time the status changes,
 // which the kubelet returns as its RequeueAt.
 
+// skipPeriods lets a crash loop skip its whole periods (tests compare
+// with the run-by-run walk).
+var skipPeriods = true
+
 // never is a time after every other.
 var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
@@ -20,6 +25,41 @@ func minTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Durations and times computed from what a pod spec says saturate: a
+// probe period of 2147483647 seconds, a failureThreshold as large, or a
+// grace period of 2^63-1 seconds make a time that never comes, not an
+// overflow.
+
+// seconds is n seconds, saturated (negative: 0).
+func seconds(n int64) time.Duration {
+	switch {
+	case n <= 0:
+		return 0
+	case n > math.MaxInt64/int64(time.Second):
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Second
+}
+
+// mulDuration is k*d for k, d >= 0, saturated.
+func mulDuration(k int64, d time.Duration) time.Duration {
+	if k <= 0 || d <= 0 {
+		return 0
+	}
+	if k > math.MaxInt64/int64(d) {
+		return math.MaxInt64
+	}
+	return time.Duration(k) * d
+}
+
+// addTime is t+d for d >= 0, never when that is not before never.
+func addTime(t time.Time, d time.Duration) time.Time {
+	if d >= never.Sub(t) {
+		return never
+	}
+	return t.Add(d)
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -60,7 +100,7 @@ type probeRun struct {
 	succeeds bool  // some probe succeeds
 }
 
-func (r probeRun) at(k int64) time.Time { return r.base.Add(time.Duration(k) * r.p.period) }
+func (r probeRun) at(k int64) time.Time { return addTime(r.base, mulDuration(k, r.p.period)) }
 
 // indexAtOrAfter is the first k with base + k*period >= t.
 func indexAtOrAfter(base time.Time, period time.Duration, t time.Time) int64 {
@@ -68,19 +108,27 @@ func indexAtOrAfter(base time.Time, period time.Duration, t time.Time) int64 {
 		return 0
 	}
 	d := t.Sub(base)
-	return int64((d + period - 1) / period)
+	k := int64(d / period)
+	if d%period != 0 {
+		k++
+	}
+	return k
 }
 
 // newProbeRun places the answers of rule for a run started at R, probing
 // from gate on (after the initial delay).
 func newProbeRun(p *probeSpec, rule ProbeRule, R, gate time.Time) probeRun {
-	r := probeRun{p: p, base: maxTime(R.Add(p.delay), gate), kf: -1}
+	r := probeRun{p: p, base: maxTime(addTime(R, p.delay), gate), kf: -1}
 	if rule.Latency > 0 && time.Duration(rule.Latency) >= p.timeout {
 		return r
 	}
-	r.ks = indexAtOrAfter(r.base, p.period, R.Add(time.Duration(rule.SuccessAfter)))
+	if r.base == never {
+		r.ks = 0
+		return r
+	}
+	r.ks = indexAtOrAfter(r.base, p.period, addTime(R, time.Duration(rule.SuccessAfter)))
 	if rule.FailAfter > 0 {
-		r.kf = indexAtOrAfter(r.base, p.period, R.Add(time.Duration(rule.FailAfter)))
+		r.kf = indexAtOrAfter(r.base, p.period, addTime(R, time.Duration(rule.FailAfter)))
 	}
 	r.succeeds = r.kf < 0 || r.ks < r.kf
 	return r
@@ -94,6 +142,9 @@ func (r probeRun) killAt() time.Time {
 		return r.at(f - 1)
 	}
 	if r.kf >= 0 {
+		if r.kf > math.MaxInt64-f {
+			return never
+		}
 		return r.at(r.kf + f - 1)
 	}
 	return never
@@ -115,6 +166,9 @@ type term struct {
 	code                  int64
 	reason                string
 	startedAt, finishedAt time.Time
+	// killedBy names the probe that killed the container ("Liveness",
+	// "Startup"); "" when its process ended by itself.
+	killedBy string
 }
 
 // ctrState is a container at one time.
@@ -143,6 +197,7 @@ type run struct {
 	start, end time.Time // end: never if it does not end
 	code       int64
 	reason     string
+	killedBy   string
 	started    time.Time // startup probe success (start without one)
 	readyFrom  time.Time // never: not ready during this run
 	readyUntil time.Time
@@ -151,7 +206,7 @@ type run struct {
 func (c *ctrInput) run(R time.Time) run {
 	r := run{start: R, end: never, started: R, readyUntil: never}
 	if c.b.exits {
-		r.end, r.code = R.Add(c.b.exitAfter), c.b.exitCode
+		r.end, r.code = addTime(R, c.b.exitAfter), c.b.exitCode
 		switch {
 		case c.b.oom:
 			r.reason = "OOMKilled"
@@ -161,9 +216,9 @@ func (c *ctrInput) run(R time.Time) run {
 			r.reason = "Error"
 		}
 	}
-	kill := func(at time.Time) {
+	kill := func(at time.Time, by string) {
 		if at.Before(r.end) {
-			r.end, r.code, r.reason = at, 137, "Error"
+			r.end, r.code, r.reason, r.killedBy = at, 137, "Error", by
 		}
 	}
 	if c.startup != nil {
@@ -172,11 +227,11 @@ func (c *ctrInput) run(R time.Time) run {
 			r.started = pr.at(pr.ks)
 		} else {
 			r.started = never
-			kill(k)
+			kill(k, "Startup")
 		}
 	}
 	if r.started != never && c.liveness != nil {
-		kill(newProbeRun(c.liveness, c.b.liveness, R, r.started).killAt())
+		kill(newProbeRun(c.liveness, c.b.liveness, R, r.started).killAt(), "Liveness")
 	}
 	r.readyFrom = r.started
 	if c.readiness != nil && r.started != never {
@@ -228,7 +283,7 @@ func (c *ctrInput) at(C, t time.Time) ctrState {
 			nx := x.Add(time.Second + backoff(level) + c.b.pull)
 			if t.Before(nx) {
 				s.waitingReason, s.next = "ImagePullBackOff", nx
-				s.waitingMessage = `Back-off pulling image "` + c.image + `"`
+				s.waitingMessage = `Back-off pulling image "` + defaultTag(c.image) + `": ErrImagePull: ` + pullErrorMessage(c.image)
 				return s
 			}
 			if backoff(level) == backoffMax {
@@ -246,6 +301,27 @@ func (c *ctrInput) at(C, t time.Time) ctrState {
 	level := 0
 	for {
 		r := c.run(R)
+		if s.restarts > 0 && r.end != never {
+			// Every run of a container lasts as long (it depends only on
+			// when it starts), so once the back-off no longer grows the
+			// runs repeat with one period: skip the whole periods before
+			// t at once, so that the cost does not grow with time.
+			dur := r.end.Sub(r.start)
+			d := backoff(level)
+			if dur >= backoffReset {
+				d = backoffInitial
+			}
+			if d == backoffMax || dur >= backoffReset {
+				period := dur + d
+				if n := int64(t.Sub(R)/period) - 1; n > 0 && skipPeriods {
+					R = R.Add(time.Duration(n) * period)
+					s.restarts += n
+					prev := c.run(R.Add(-period))
+					s.last = &term{code: prev.code, reason: prev.reason, startedAt: prev.start, finishedAt: prev.end, killedBy: prev.killedBy}
+					r = c.run(R)
+				}
+			}
+		}
 		if c.sidecar && r.started != never && s.done == never {
 			s.done = r.started
 		}
@@ -260,7 +336,7 @@ func (c *ctrInput) at(C, t time.Time) ctrState {
 			}
 			return s
 		}
-		tm := &term{code: r.code, reason: r.reason, startedAt: r.start, finishedAt: r.end}
+		tm := &term{code: r.code, reason: r.reason, startedAt: r.start, finishedAt: r.end, killedBy: r.killedBy}
 		restart := c.restartFail
 		if r.code == 0 {
 			restart = c.restartOnSuccess
@@ -301,6 +377,16 @@ func fullImage(image string) string {
 		return "docker.io/" + n
 	}
 	return n
+}
+
+// defaultTag is an image as the kubelet names it in its messages: with
+// ":latest" when it has neither tag nor digest, and nothing else changed.
+func defaultTag(image string) string {
+	last := image[strings.LastIndex(image, "/")+1:]
+	if !strings.Contains(last, ":") && !strings.Contains(last, "@") {
+		return image + ":latest"
+	}
+	return image
 }
 
 func pullErrorMessage(image string) string {

@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -155,9 +156,20 @@ func (t *txn) deletePodGracefully(k objKey, rec *record, grace *int64) (pending 
 	} else if g, ok := md["generation"].(int64); ok && g > 0 {
 		md["generation"] = g + 1
 	}
-	md["deletionTimestamp"] = formatTime(t.s.clock.Now().Add(time.Duration(period) * time.Second))
+	md["deletionTimestamp"] = formatTime(t.s.clock.Now().Add(graceSeconds(period)))
 	md["deletionGracePeriodSeconds"] = period
 	return true, t.save(k, obj, rec)
+}
+
+// graceSeconds is a grace period in seconds as a Duration, saturated: a
+// period of 2^63-1 seconds is a deletion that never completes by itself,
+// not an overflow.
+func graceSeconds(n int64) time.Duration {
+	const maxSeconds = math.MaxInt64 / int64(time.Second)
+	if n > maxSeconds {
+		n = maxSeconds
+	}
+	return time.Duration(n) * time.Second
 }
 
 // save writes obj over old unless nothing changed.

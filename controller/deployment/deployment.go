@@ -830,7 +830,7 @@ func (s *syncer) syncRolloutStatus(ctx context.Context, all []map[string]any, ne
 	if c := getCond(st, "Progressing"); s.spec.progressDeadline != 0 && c != nil && !s.complete() && c["reason"] != ReasonTimedOut {
 		from := kobj.ParseTime(kobj.Str(c, "lastUpdateTime"))
 		if !from.IsZero() {
-			at := from.Add(time.Duration(s.spec.progressDeadline)*time.Second + time.Second)
+			at := from.Add(kobj.Seconds(s.spec.progressDeadline)).Add(time.Second)
 			if at.After(s.now) && (s.requeue.IsZero() || at.Before(s.requeue)) {
 				s.requeue = at
 			}
@@ -856,7 +856,7 @@ func (s *syncer) timedOut(st map[string]any) bool {
 		return true
 	}
 	from := kobj.ParseTime(kobj.Str(c, "lastUpdateTime"))
-	return from.Add(time.Duration(s.spec.progressDeadline) * time.Second).Before(s.now)
+	return from.Add(kobj.Seconds(s.spec.progressDeadline)).Before(s.now)
 }
 
 func replicaFailure(all []map[string]any, newRS map[string]any) map[string]any {

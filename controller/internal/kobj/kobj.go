@@ -7,6 +7,7 @@ package kobj
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"math"
 	"strconv"
 	"time"
 
@@ -201,6 +202,18 @@ func Condition(obj map[string]any, typ string) map[string]any {
 	return nil
 }
 
+// Seconds is n seconds (a count read from an object), saturated at the
+// largest Duration; negative counts are 0.
+func Seconds(n int64) time.Duration {
+	switch {
+	case n <= 0:
+		return 0
+	case n > math.MaxInt64/int64(time.Second):
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Second
+}
+
 // PodReady reports the pod's Ready condition being True, and since when.
 func PodReady(pod map[string]any) (bool, time.Time) {
 	c := Condition(pod, "Ready")
@@ -222,7 +235,7 @@ func PodAvailable(pod map[string]any, minReadySeconds int64, now time.Time) (ok 
 	if minReadySeconds == 0 {
 		return true, time.Time{}
 	}
-	at = since.Add(time.Duration(minReadySeconds) * time.Second)
+	at = since.Add(Seconds(minReadySeconds))
 	if since.IsZero() || !at.After(now) {
 		return true, time.Time{}
 	}

@@ -1,0 +1,75 @@
+package event
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/internal/kobj"
+)
+
+// TTL is how long an Event lives after its last write: kube-apiserver's
+// --event-ttl default.
+const TTL = time.Hour
+
+// TTLController deletes the Events whose time to live is over, as etcd's
+// leases do for kube-apiserver, so that a cluster that runs for months
+// keeps the last hour of Events, not all of them. The zero value is ready
+// to use.
+type TTLController struct{}
+
+var _ controller.Controller = TTLController{}
+
+// Name implements controller.Controller.
+func (TTLController) Name() string { return "event-ttl" }
+
+// Sync deletes the expired Events and asks to run again when the next one
+// expires.
+func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	var res controller.Result
+	if _, err := c.Mapper().ResourceFor(kobj.EventGVK); err != nil {
+		return res, nil
+	}
+	l, err := c.List(ctx, kobj.EventGVK)
+	if err != nil {
+		return res, fmt.Errorf("event-ttl: list events: %w", err)
+	}
+	for _, ev := range l.Items {
+		expires := lastWrite(ev).Add(TTL)
+		if expires.After(now) {
+			res = res.Merge(controller.Result{RequeueAt: expires})
+			continue
+		}
+		err := c.Delete(ctx, kobj.EventGVK, kobj.Namespace(ev), kobj.Name(ev), cluster.Preconditions{UID: kobj.UID(ev)})
+		if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+			if refused(err) == nil {
+				continue
+			}
+			return res, fmt.Errorf("event-ttl: delete %s/%s: %w", kobj.Namespace(ev), kobj.Name(ev), err)
+		}
+		res.Changed = true
+	}
+	return res, nil
+}
+
+// lastWrite is when an Event was last written, as far as it says: the
+// latest of its timestamps.
+func lastWrite(ev map[string]any) time.Time {
+	var t time.Time
+	for _, f := range []string{"lastTimestamp", "firstTimestamp", "eventTime"} {
+		if x := kobj.ParseTime(kobj.Str(ev, f)); x.After(t) {
+			t = x
+		}
+	}
+	if x := kobj.ParseTime(kobj.Str(ev, "metadata", "creationTimestamp")); x.After(t) {
+		t = x
+	}
+	if series, _ := ev["series"].(map[string]any); series != nil {
+		if x := kobj.ParseTime(kobj.Str(series, "lastObservedTime")); x.After(t) {
+			t = x
+		}
+	}
+	return t
+}
