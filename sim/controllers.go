@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/gc"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/kubelet"
@@ -11,7 +12,8 @@ import (
 // Controllers returns the controllers of the embedded cluster, in the
 // order every round runs them: the Deployment controller, the ReplicaSet
 // controller, the kubelet of the simulated node (with profile p; nil
-// means the default profile), then the garbage collector. Cascading
+// means the default profile), the garbage collector, then the Event TTL
+// (Events go an hour after their last write, as in kube-apiserver). Cascading
 // deletion of dependents happens in the store itself (cluster/local),
 // inside the deleting call; the garbage collector deletes what is left
 // with owners that do not exist.
@@ -23,5 +25,6 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		replicaset.Controller{},
 		kubelet.New(p),
 		gc.Controller{},
+		event.TTLController{},
 	}
 }

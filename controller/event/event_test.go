@@ -47,3 +47,73 @@ func TestRecordAggregates(t *testing.T) {
 		t.Errorf("event fields %v", ev)
 	}
 }
+
+// Events go an hour after their last write; a repeat keeps one alive.
+func TestTTL(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &clock{t: t0}
+	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	obj := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default", "uid": "u1"}}
+	for _, msg := range []string{"old", "renewed"} {
+		if err := event.Record(ctx, s, t0, obj, event.Normal, "R", msg, "c"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := event.Record(ctx, s, t0.Add(50*time.Minute), obj, event.Normal, "R", "renewed", "c"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(now time.Time) int {
+		if _, err := (event.TTLController{}).Sync(ctx, s, now); err != nil {
+			t.Fatal(err)
+		}
+		l, err := s.List(ctx, kobj.EventGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l.Items)
+	}
+	if n := count(t0.Add(59 * time.Minute)); n != 2 {
+		t.Errorf("before the hour: %d events", n)
+	}
+	if n := count(t0.Add(time.Hour)); n != 1 {
+		t.Errorf("at the hour: %d events, want the renewed one", n)
+	}
+	if n := count(t0.Add(110 * time.Minute)); n != 0 {
+		t.Errorf("later: %d events", n)
+	}
+}
+
+// The spam filter lets a burst of 25 through, then one per 5 minutes.
+func TestSpamFilter(t *testing.T) {
+	var f event.SpamFilter
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	obj := map[string]any{"kind": "Pod", "metadata": map[string]any{"name": "p", "uid": "u"}}
+	ev := func(at time.Duration) event.Event {
+		return event.Event{Involved: obj, Type: event.Normal, Component: "kubelet", Time: t0.Add(at)}
+	}
+	n := 0
+	for i := range 100 {
+		if f.Allow(ev(time.Duration(i) * time.Second)) {
+			n++
+		}
+	}
+	if n != 25 {
+		t.Errorf("burst: %d allowed, want 25", n)
+	}
+	if !f.Allow(ev(100*time.Second + 5*time.Minute)) {
+		t.Error("after 5 minutes: not allowed")
+	}
+	if f.Allow(ev(101*time.Second + 5*time.Minute)) {
+		t.Error("a second one at once: allowed")
+	}
+	w := ev(0)
+	w.Type = event.Warning
+	if !f.Allow(w) {
+		t.Error("another type has its own bucket")
+	}
+}

@@ -16,7 +16,9 @@ const TTL = time.Hour
 
 // TTLController deletes the Events whose time to live is over, as etcd's
 // leases do for kube-apiserver, so that a cluster that runs for months
-// keeps the last hour of Events, not all of them. The zero value is ready
+// keeps the last hour of Events, not all of them. It asks for no time of
+// its own (an Event's expiry is no reason to wake the cluster): expired
+// Events go at the next sync, whatever causes it. The zero value is ready
 // to use.
 type TTLController struct{}
 
@@ -25,8 +27,7 @@ var _ controller.Controller = TTLController{}
 // Name implements controller.Controller.
 func (TTLController) Name() string { return "event-ttl" }
 
-// Sync deletes the expired Events and asks to run again when the next one
-// expires.
+// Sync deletes the expired Events.
 func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
 	if _, err := c.Mapper().ResourceFor(kobj.EventGVK); err != nil {
@@ -37,9 +38,7 @@ func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Tim
 		return res, fmt.Errorf("event-ttl: list events: %w", err)
 	}
 	for _, ev := range l.Items {
-		expires := lastWrite(ev).Add(TTL)
-		if expires.After(now) {
-			res = res.Merge(controller.Result{RequeueAt: expires})
+		if lastWrite(ev).Add(TTL).After(now) {
 			continue
 		}
 		err := c.Delete(ctx, kobj.EventGVK, kobj.Namespace(ev), kobj.Name(ev), cluster.Preconditions{UID: kobj.UID(ev)})
