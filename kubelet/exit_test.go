@@ -102,13 +102,13 @@ func TestCrashLoopEvents(t *testing.T) {
 		starts++
 	}
 	want := map[string]int64{
-		"Scheduled: Successfully assigned default/crash to konverge-node": 1,
-		`Pulling: Pulling image "busybox:1.36"`:                           1,
+		"Scheduled: Successfully assigned default/crash to konverge-node":                                            1,
+		`Pulling: Pulling image "busybox:1.36"`:                                                                      1,
 		`Pulled: Successfully pulled image "busybox:1.36" in 2s (2s including waiting). Image size: 90101567 bytes.`: 1,
-		"Created: Container created": starts,
-		"Started: Container started": starts,
-		`Pulled: Container image "busybox:1.36" already present on machine`: starts - 1,
-		"BackOff: Back-off restarting failed container app":                restarts,
+		"Created: Container created":                                                                                 starts,
+		"Started: Container started":                                                                                 starts,
+		`Pulled: Container image "busybox:1.36" already present on machine`:                                          starts - 1,
+		"BackOff: Back-off restarting failed container app":                                                          restarts,
 	}
 	if restarts < 4 {
 		t.Fatalf("restarts %d", restarts)

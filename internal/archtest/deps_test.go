@@ -36,8 +36,8 @@ var allowed = map[string][]string{
 	"controller/deployment": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/replicaset": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/gc":         {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
-	"controller/event":      {"cluster", "controller/internal/kobj", "schema", "value"},
-	"kubelet":               {"cluster", "controller", "schema", "value"},
+	"controller/event":      {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
+	"kubelet":               {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
 	"sim":                   {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/internal/kobj", "controller/replicaset", "defaults", "kinds", "kubelet", "merge", "quantity", "schema", "selector", "validate", "value"},
 }
 
