@@ -100,6 +100,12 @@ func (g *tableGen) typeName(t reflect.Type) string {
 		return "intstr"
 	case "runtime.RawExtension":
 		return "raw"
+	case "v1.FieldsV1":
+		// Any JSON object (managedFields' fieldsV1), through its own
+		// MarshalJSON.
+		if strings.HasSuffix(t.PkgPath(), "apis/meta/v1") {
+			return "raw"
+		}
 	}
 	switch t.Kind() {
 	case reflect.Ptr:

@@ -226,10 +226,9 @@ core_v1.VsphereVirtualDiskVolumeSource volumePath:string fsType:string,o storage
 core_v1.WeightedPodAffinityTerm weight:int32 podAffinityTerm:core_v1.PodAffinityTerm
 core_v1.WindowsSecurityContextOptions gmsaCredentialSpecName:*string,o gmsaCredentialSpec:*string,o runAsUserName:*string,o hostProcess:*bool,o
 meta_v1.Condition type:string status:string=v1.ConditionStatus observedGeneration:int64,o lastTransitionTime:time reason:string message:string
-meta_v1.FieldsV1
 meta_v1.LabelSelector matchLabels:map[]string,o matchExpressions:[]meta_v1.LabelSelectorRequirement,o
 meta_v1.LabelSelectorRequirement key:string operator:string=v1.LabelSelectorOperator values:[]string,o
-meta_v1.ManagedFieldsEntry manager:string,o operation:string=v1.ManagedFieldsOperationType,o apiVersion:string,o time:*time,o fieldsType:string,o fieldsV1:*meta_v1.FieldsV1,o subresource:string,o
+meta_v1.ManagedFieldsEntry manager:string,o operation:string=v1.ManagedFieldsOperationType,o apiVersion:string,o time:*time,o fieldsType:string,o fieldsV1:*raw,o subresource:string,o
 meta_v1.ObjectMeta name:string,o generateName:string,o namespace:string,o selfLink:string,o uid:string=types.UID,o resourceVersion:string,o generation:int64,o creationTimestamp:time,oz deletionTimestamp:*time,o deletionGracePeriodSeconds:*int64,o labels:map[]string,o annotations:map[]string,o ownerReferences:[]meta_v1.OwnerReference,o finalizers:[]string,o managedFields:[]meta_v1.ManagedFieldsEntry,o
 meta_v1.OwnerReference apiVersion:string kind:string name:string uid:string=types.UID controller:*bool,o blockOwnerDeletion:*bool,o
 networking_v1.HTTPIngressPath path:string,o pathType:*string=v1.PathType backend:networking_v1.IngressBackend

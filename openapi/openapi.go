@@ -121,6 +121,7 @@ type smdTables struct {
 	parser *typed.Parser
 	kinds  []Kind
 	byGVK  map[schema.GVK]string
+	zero   map[schema.GVK]json.RawMessage
 }
 
 var smd = sync.OnceValues(decodeSMD)
@@ -136,6 +137,7 @@ func decodeSMD() (*smdTables, error) {
 		Kinds []struct {
 			Group, Version, Kind, Definition string
 		} `json:"kinds"`
+		Zero map[string]json.RawMessage `json:"zero"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("openapi: merge schema: %w", err)
@@ -143,6 +145,13 @@ func decodeSMD() (*smdTables, error) {
 	t := &smdTables{
 		parser: &typed.Parser{Schema: smdschema.Schema{Types: smdjson.Decode(raw.Types)}},
 		byGVK:  make(map[schema.GVK]string, len(raw.Kinds)),
+		zero:   make(map[schema.GVK]json.RawMessage, len(raw.Zero)),
+	}
+	for k, v := range raw.Zero {
+		parts := strings.SplitN(k, "/", 3)
+		if len(parts) == 3 {
+			t.zero[schema.GVK{Group: parts[0], Version: parts[1], Kind: parts[2]}] = v
+		}
 	}
 	for _, k := range raw.Kinds {
 		gvk := schema.GVK{Group: k.Group, Version: k.Version, Kind: k.Kind}
@@ -158,4 +167,51 @@ func gunzip(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return io.ReadAll(zr)
+}
+
+// EmptyObject returns the empty object of a built-in kind as kube-apiserver
+// encodes the zero value of its Go type: its struct fields without
+// omitempty are there ({"metadata":{},"spec":{"selector":null,
+// "template":{...},"strategy":{}},"status":{}} for a Deployment), without
+// apiVersion and kind. kube-apiserver's field manager compares a created
+// object with this one, so a field that is there in it is not recorded as
+// added ("."). Numbers are int64. Each call returns a new object; ok is
+// false for a kind that is not built in.
+func EmptyObject(gvk schema.GVK) (obj map[string]any, ok bool, err error) {
+	t, err := smd()
+	if err != nil {
+		return nil, false, err
+	}
+	raw, ok := t.zero[gvk]
+	if !ok {
+		return nil, false, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&obj); err != nil {
+		return nil, false, fmt.Errorf("openapi: empty %s: %w", gvk, err)
+	}
+	return normalizeNumbers(obj).(map[string]any), true, nil
+}
+
+// normalizeNumbers turns json.Numbers into int64, or float64 when they
+// are not integers.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
 }

@@ -234,3 +234,35 @@ func BenchmarkNewTypeConverterFromDefinitions(b *testing.B) {
 		}
 	}
 }
+
+func TestEmptyObject(t *testing.T) {
+	obj, ok, err := EmptyObject(schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := map[string]any{
+		"metadata": map[string]any{},
+		"spec": map[string]any{
+			"selector": nil,
+			"template": map[string]any{"metadata": map[string]any{}, "spec": map[string]any{"containers": nil}},
+			"strategy": map[string]any{},
+		},
+		"status": map[string]any{},
+	}
+	if !reflect.DeepEqual(obj, want) {
+		t.Errorf("got %v", obj)
+	}
+	svc, _, _ := EmptyObject(schema.GVK{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
+	if n := svc["spec"].(map[string]any)["groupPriorityMinimum"]; n != int64(0) {
+		t.Errorf("number %T %v", n, n)
+	}
+	kinds, _ := Kinds()
+	for _, k := range kinds {
+		if _, ok, err := EmptyObject(k.GVK); !ok || err != nil {
+			t.Errorf("%v: no empty object (%v)", k.GVK, err)
+		}
+	}
+	if _, ok, _ := EmptyObject(schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}); ok {
+		t.Error("an empty object for a kind that is not built in")
+	}
+}

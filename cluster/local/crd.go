@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/kinds"
+	"github.com/konverge/konverge/openapi"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -33,6 +36,11 @@ type crdInfo struct {
 	// storage is the version objects are stored in.
 	storage  string
 	versions map[string]*crdVersion
+	// typeConverter is the server-side apply schema of the custom
+	// resources, built on first use; managers caches their field managers
+	// (managedFields).
+	typeConverter func() (managedfields.TypeConverter, error)
+	managers      sync.Map
 }
 
 // crdVersion is one served version of a CRD.
@@ -83,6 +91,9 @@ func buildAPI(builtin []cluster.Resource, crdObjs map[string]map[string]any) *ap
 		}
 		raw := crdVersionsByName(obj)
 		info := &crdInfo{name: n, namespaced: versions[0].Scope == "Namespaced", terminating: isDeleting(obj), versions: map[string]*crdVersion{}}
+		info.typeConverter = sync.OnceValues(func() (managedfields.TypeConverter, error) {
+			return openapi.CustomResourceTypeConverter(obj)
+		})
 		for _, v := range versions {
 			if v.Storage {
 				info.storage = v.GVK.Version

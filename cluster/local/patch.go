@@ -45,9 +45,12 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	if !supported {
 		return nil, unsupportedMediaType(accepted)
 	}
+	if err := checkPatchOptions(pt, o); err != nil {
+		return nil, err
+	}
+	t.request = writeRequest{manager: o.FieldManager}
 	if pt == cluster.ApplyPatchType {
-		return nil, &cluster.StatusError{Code: 415, Reason: cluster.ReasonUnsupportedMedia,
-			Message: "server-side apply (application/apply-patch+yaml) is not supported by the embedded cluster yet"}
+		return t.serverSideApply(res, gvk, namespace, name, data, o)
 	}
 
 	k := objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name}

@@ -39,6 +39,10 @@ type Options struct {
 	// the state, trying periodically. Zero means DefaultLockTimeout; a
 	// negative value means one try.
 	LockTimeout time.Duration
+	// FieldManager names, in managedFields, the manager of writes that name
+	// none (where kube-apiserver takes the name from the client's user
+	// agent); "" means DefaultFieldManager.
+	FieldManager string
 }
 
 // DefaultLockTimeout is how long Open waits for the state by default.
@@ -56,6 +60,8 @@ type Store struct {
 	dir   string
 	db    *bolt.DB
 	clock Clock
+	// fieldManager is Options.FieldManager.
+	fieldManager string
 
 	builtin []cluster.Resource
 	// api is the committed view of the served kinds (built-in plus the
@@ -116,10 +122,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	writePID(abs)
 	s := &Store{
-		dir:     abs,
-		db:      db,
-		clock:   opts.Clock,
-		builtin: kinds.Builtin(),
+		dir:          abs,
+		db:           db,
+		clock:        opts.Clock,
+		fieldManager: opts.FieldManager,
+		builtin:      kinds.Builtin(),
 	}
 	if err := s.init(); err != nil {
 		db.Close()

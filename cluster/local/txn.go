@@ -128,6 +128,8 @@ type txn struct {
 	// reconciling marks the objects whose deletion is being carried out
 	// further up the stack.
 	reconciling map[objKey]bool
+	// request is who makes the current call, for managedFields.
+	request writeRequest
 }
 
 func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {

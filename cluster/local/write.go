@@ -83,12 +83,22 @@ func (t *txn) admitNamespace(res cluster.Resource, ns, name string) error {
 
 // create is the Create verb.
 func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any, error) {
+	return t.createObject(in, o, false)
+}
+
+// createObject creates in; applied says that in is the result of a
+// server-side apply, whose managedFields are already set.
+func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied bool) (map[string]any, error) {
 	gvk := gvkOf(in)
 	res, err := t.resource(gvk)
 	if err != nil {
 		return nil, err
 	}
 	gk := gkOf(res)
+	if err := checkFieldManager("CreateOptions", o.FieldManager, nil); err != nil {
+		return nil, err
+	}
+	t.request = writeRequest{manager: o.FieldManager, applied: applied}
 	obj := value.DeepCopyObject(in)
 	md := metadata(obj)
 	ns := requestNamespace(res, str(md, "namespace"))
@@ -108,7 +118,7 @@ func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any
 	now := t.now()
 	md["uid"] = newUID()
 	md["creationTimestamp"] = now
-	for _, f := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"} {
+	for _, f := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(md, f)
 	}
 	generated := str(md, "name") == "" && str(md, "generateName") != ""
@@ -130,6 +140,9 @@ func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any
 		}
 	}
 	if err := t.validate(res, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := t.trackUpdate(res, nil, obj); err != nil {
 		return nil, err
 	}
 	if gk == crdGK {
@@ -252,6 +265,13 @@ func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFieldManager("UpdateOptions", o.FieldManager, nil); err != nil {
+		return nil, err
+	}
+	t.request = writeRequest{manager: o.FieldManager}
+	if statusOnly {
+		t.request.subresource = "status"
+	}
 	var obj map[string]any
 	if statusOnly {
 		// A status update takes only metadata and status from the
@@ -359,6 +379,9 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	if err := t.validate(res, obj, old.obj); err != nil {
 		return nil, err
 	}
+	if err := t.trackUpdate(res, old.obj, obj); err != nil {
+		return nil, err
+	}
 	if k.gk == crdGK && !statusOnly {
 		prepareCRD(obj, old.obj, t.now())
 	}
@@ -403,7 +426,6 @@ func prepareForUpdate(res cluster.Resource, obj, old map[string]any) {
 			md["deletionGracePeriodSeconds"] = g
 		}
 	}
-	delete(md, "managedFields")
 	delete(md, "selfLink")
 	if res.Status {
 		if st, ok := old["status"]; ok {

@@ -30,6 +30,7 @@ type ApplyOptions struct {
 	All            bool
 	PruneAllowlist []string
 	ApplySet       string
+	ManagedFieldsFlags
 }
 
 func init() {
@@ -63,6 +64,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	o.FilenameFlags.AddFlags(f, "to apply.")
 	dryRunFlag(f, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
+	o.ManagedFieldsFlags.AddFlags(f)
 	f.BoolVar(&o.Overwrite, "overwrite", true, "Automatically resolve conflicts between the modified and live configuration by using values from the modified configuration")
 	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
 	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
@@ -126,7 +128,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
 	// Results before an error are what was done (on a real cluster, a
 	// write can fail after others succeeded): print them all.
-	if perr := printResults(out, errOut, results, o.Output); perr != nil && err == nil {
+	if perr := printResults(out, errOut, results, o.Output, o.ShowManagedFields); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {
@@ -159,7 +161,7 @@ func (o *ApplyOptions) check() error {
 // printResults prints results as kubectl apply does: a line per object,
 // or the objects with -o yaml|json, or their names with -o name; warnings
 // go to errOut before the object they concern.
-func printResults(out, errOut io.Writer, results []apply.Result, format string) error {
+func printResults(out, errOut io.Writer, results []apply.Result, format string, showManaged bool) error {
 	for i, r := range results {
 		for _, w := range r.Warnings {
 			printWarning(errOut, w)
@@ -173,11 +175,11 @@ func printResults(out, errOut io.Writer, results []apply.Result, format string) 
 			if i > 0 {
 				fmt.Fprintln(out, "---")
 			}
-			if err := printValue(out, r.Object, "yaml"); err != nil {
+			if err := printObjects(out, r.Object, "yaml", showManaged); err != nil {
 				return err
 			}
 		case "json":
-			if err := printValue(out, r.Object, "json"); err != nil {
+			if err := printObjects(out, r.Object, "json", showManaged); err != nil {
 				return err
 			}
 		}

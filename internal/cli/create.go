@@ -28,6 +28,7 @@ type WriteOptions struct {
 	DryRun     string
 	Output     string
 	Validate   string
+	ManagedFieldsFlags
 }
 
 func init() {
@@ -86,6 +87,7 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	f.BoolVar(&o.SaveConfig, "save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
 	dryRunFlag(f, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
+	o.ManagedFieldsFlags.AddFlags(f)
 	f.StringVar(&o.Validate, "validate", "strict", `Must be one of: strict (or true), warn, ignore (or false). Accepted for compatibility: konverge always validates.`)
 	f.Lookup("validate").NoOptDefVal = "strict"
 }
@@ -183,7 +185,7 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	} else {
 		runErr = run(sess.Cluster)
 	}
-	if err := printResults(out, errOut, results, o.Output); err != nil && runErr == nil {
+	if err := printResults(out, errOut, results, o.Output, o.ShowManagedFields); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {

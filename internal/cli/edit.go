@@ -27,6 +27,7 @@ type EditOptions struct {
 	*Globals
 	FilenameFlags
 	Output string
+	ManagedFieldsFlags
 }
 
 // NewEditCmd returns the edit command.
@@ -46,6 +47,7 @@ concurrent change is a conflict). An unchanged or empty file cancels the edit.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
+	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
 	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
 	return cmd
 }
@@ -102,7 +104,7 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 func (o *EditOptions) editOne(obj map[string]any) (map[string]any, string, error) {
 	var buf bytes.Buffer
 	buf.WriteString(editHeader)
-	if err := printValue(&buf, obj, o.Output); err != nil {
+	if err := printObjects(&buf, obj, o.Output, o.ShowManagedFields); err != nil {
 		return nil, "", err
 	}
 	dir, err := os.MkdirTemp("", "konverge-edit-")

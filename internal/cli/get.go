@@ -27,6 +27,7 @@ type GetOptions struct {
 	AllNamespaces  bool
 	NoHeaders      bool
 	IgnoreNotFound bool
+	ManagedFieldsFlags
 
 	watchOpts watchFlags // -w, --timeout: see watch.go
 }
@@ -55,6 +56,7 @@ the kind (-o wide adds more), or the objects as YAML or JSON, or their names.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist.")
+	o.ManagedFieldsFlags.AddFlags(f)
 	o.watchOpts.addFlags(f)
 	return cmd
 }
@@ -133,7 +135,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	case "yaml", "json":
 		if single {
 			if len(found) == 1 {
-				if err := printValue(o.Out, found[0].obj, o.Output); err != nil {
+				if err := printObjects(o.Out, found[0].obj, o.Output, o.ShowManagedFields); err != nil {
 					return failOne(o.ErrOut, err)
 				}
 			}
@@ -145,7 +147,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		}
 		list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items,
 			"metadata": map[string]any{"resourceVersion": ""}}
-		if err := printValue(o.Out, list, o.Output); err != nil {
+		if err := printObjects(o.Out, list, o.Output, o.ShowManagedFields); err != nil {
 			return failOne(o.ErrOut, err)
 		}
 		return reportErrors(o.ErrOut, errs)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/konverge/konverge/value"
@@ -45,8 +47,30 @@ func decodeObject(data []byte, name string) (map[string]any, error) {
 	return m, nil
 }
 
-// printValue writes v as YAML or as JSON indented like kubectl's -o json.
+// ManagedFieldsFlags is kubectl's --show-managed-fields, for the commands
+// that print objects as JSON or YAML.
+type ManagedFieldsFlags struct {
+	ShowManagedFields bool
+}
+
+// AddFlags adds --show-managed-fields.
+func (f *ManagedFieldsFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.ShowManagedFields, "show-managed-fields", false, "If true, keep the managedFields when printing objects in JSON or YAML format.")
+}
+
+// printValue writes v as YAML or as JSON indented like kubectl's -o json,
+// without the managedFields of the objects it holds, as kubectl prints
+// objects unless --show-managed-fields.
 func printValue(w io.Writer, v any, format string) error {
+	return printObjects(w, v, format, false)
+}
+
+// printObjects writes v as printValue does, with the objects'
+// managedFields when showManaged is set.
+func printObjects(w io.Writer, v any, format string, showManaged bool) error {
+	if !showManaged {
+		v = withoutManagedFields(v)
+	}
 	b, err := value.Encode(v)
 	if err != nil {
 		return err
@@ -69,4 +93,31 @@ func printValue(w io.Writer, v any, format string) error {
 		return err
 	}
 	return fmt.Errorf("unknown output format %q (want json or yaml)", format)
+}
+
+// withoutManagedFields returns v, an object or a list of objects, without
+// metadata.managedFields; v itself is not modified.
+func withoutManagedFields(v any) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := obj
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if _, has := md["managedFields"]; has {
+			out = maps.Clone(obj)
+			mdc := maps.Clone(md)
+			delete(mdc, "managedFields")
+			out["metadata"] = mdc
+		}
+	}
+	if items, ok := obj["items"].([]any); ok {
+		c := make([]any, len(items))
+		for i, it := range items {
+			c[i] = withoutManagedFields(it)
+		}
+		out = maps.Clone(out)
+		out["items"] = c
+	}
+	return out
 }

@@ -11,8 +11,13 @@
 //     x-kubernetes-group-version-kind list, which is merged.
 //   - smd.json.gz: the structured-merge-diff schema of those definitions,
 //     converted as kube-apiserver converts them (kube-openapi's schemaconv,
-//     preserveUnknownFields false), and the kinds that name a definition,
-//     as JSON, gzipped.
+//     preserveUnknownFields false), the kinds that name a definition, and
+//     the empty object of each kind as kube-apiserver's Go types encode it
+//     (json.Marshal of the zero value: struct fields without omitempty are
+//     there), as JSON, gzipped. The empty objects come from a program run
+//     in a throwaway module that requires k8s.io/api,
+//     k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator at the
+//     matching version, so that konverge's go.mod does not.
 //   - openapi_gen.go: the version and the embed directives.
 //
 // Run it with `go generate ./openapi` from the module root.
@@ -130,10 +135,15 @@ func run(version, specDir, out string) error {
 	slices.SortFunc(kinds, func(a, b kindEntry) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Definition, b.Definition))
 	})
+	zeroJSON, err := zeroObjects(version, kinds)
+	if err != nil {
+		return err
+	}
 	smdJSON, err := json.Marshal(struct {
-		Types smdjson.Raw `json:"types"`
-		Kinds []kindEntry `json:"kinds"`
-	}{smdjson.Encode(s.Types), kinds})
+		Types smdjson.Raw                `json:"types"`
+		Kinds []kindEntry                `json:"kinds"`
+		Zero  map[string]json.RawMessage `json:"zero"`
+	}{smdjson.Encode(s.Types), kinds, zeroJSON})
 	if err != nil {
 		return err
 	}
@@ -171,8 +181,9 @@ const KubernetesVersion = %q
 //go:embed definitions.json.gz
 var definitionsData []byte
 
-// smdData is the structured-merge-diff schema of the definitions and the
-// kinds that name them, as JSON, gzipped (%d bytes, %d unzipped).
+// smdData is the structured-merge-diff schema of the definitions, the
+// kinds that name them and their empty objects, as JSON, gzipped (%d
+// bytes, %d unzipped).
 //
 //go:embed smd.json.gz
 var smdData []byte
@@ -319,4 +330,100 @@ func download(module, version string) (string, error) {
 		return "", errors.New("go mod download: no directory in its output")
 	}
 	return info.Dir, nil
+}
+
+// zeroProgram prints the JSON encoding of the zero value of every kind
+// named on its standard input ("group/version/Kind" lines) that the schemes
+// of k8s.io/api, apiextensions and apiregistration know, as one JSON
+// object.
+const zeroProgram = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+)
+
+func main() {
+	s := scheme.Scheme
+	for _, add := range []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, apiregistrationv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	out := map[string]json.RawMessage{}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "/", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		obj, err := s.New(schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]})
+		if err != nil {
+			continue
+		}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			panic(err)
+		}
+		out[sc.Text()] = b
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		panic(err)
+	}
+}
+`
+
+// zeroObjects runs zeroProgram for the kinds, in a throwaway module.
+func zeroObjects(version string, kinds []kindEntry) (map[string]json.RawMessage, error) {
+	minor := "v0" + strings.TrimPrefix(version, "v1")
+	tmp, err := os.MkdirTemp("", "konverge-gen-zero-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	mod := "module zero\n\ngo 1.24\n\nrequire (\n" +
+		"\tk8s.io/api " + minor + "\n" +
+		"\tk8s.io/apimachinery " + minor + "\n" +
+		"\tk8s.io/client-go " + minor + "\n" +
+		"\tk8s.io/apiextensions-apiserver " + minor + "\n" +
+		"\tk8s.io/kube-aggregator " + minor + "\n)\n"
+	src := strings.Replace(zeroProgram, `"k8s.io/apimachinery/pkg/runtime/schema"`, "\"k8s.io/apimachinery/pkg/runtime\"\n\t\"k8s.io/apimachinery/pkg/runtime/schema\"", 1)
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "main.go"), []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	tidy := exec.Command("go", "mod", "tidy")
+	tidy.Dir, tidy.Env = tmp, env
+	if out, err := tidy.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go mod tidy (empty objects): %w: %s", err, out)
+	}
+	var in strings.Builder
+	for _, k := range kinds {
+		fmt.Fprintf(&in, "%s/%s/%s\n", k.Group, k.Version, k.Kind)
+	}
+	run := exec.Command("go", "run", ".")
+	run.Dir, run.Env = tmp, env
+	run.Stdin = strings.NewReader(in.String())
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	out, err := run.Output()
+	if err != nil {
+		return nil, fmt.Errorf("empty objects: %w: %s", err, stderr.String())
+	}
+	var zero map[string]json.RawMessage
+	if err := json.Unmarshal(out, &zero); err != nil {
+		return nil, fmt.Errorf("empty objects: %w", err)
+	}
+	return zero, nil
 }
