@@ -122,6 +122,8 @@ type smdTables struct {
 	kinds  []Kind
 	byGVK  map[schema.GVK]string
 	zero   map[schema.GVK]json.RawMessage
+	// empty caches the decoded zero objects.
+	empty sync.Map
 }
 
 var smd = sync.OnceValues(decodeSMD)
@@ -182,6 +184,9 @@ func EmptyObject(gvk schema.GVK) (obj map[string]any, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if cached, ok := t.empty.Load(gvk); ok {
+		return deepCopy(cached).(map[string]any), true, nil
+	}
 	raw, ok := t.zero[gvk]
 	if !ok {
 		return nil, false, nil
@@ -191,7 +196,28 @@ func EmptyObject(gvk schema.GVK) (obj map[string]any, ok bool, err error) {
 	if err := d.Decode(&obj); err != nil {
 		return nil, false, fmt.Errorf("openapi: empty %s: %w", gvk, err)
 	}
-	return normalizeNumbers(obj).(map[string]any), true, nil
+	obj = normalizeNumbers(obj).(map[string]any)
+	t.empty.Store(gvk, obj)
+	return deepCopy(obj).(map[string]any), true, nil
+}
+
+// deepCopy copies the maps and lists of a JSON value.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = deepCopy(e)
+		}
+		return c
+	}
+	return v
 }
 
 // normalizeNumbers turns json.Numbers into int64, or float64 when they

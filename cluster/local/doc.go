@@ -96,12 +96,26 @@
 // existing object. Since one process holds the state at a
 // time, there are no writes from other processes to watch.
 //
+// # Field management and server-side apply
+//
+// Every write records managedFields as kube-apiserver's field manager
+// (k8s.io/apimachinery/pkg/util/managedfields, over structured-merge-diff)
+// records them: an Update entry for the request's field manager
+// (Options.FieldManager, else DefaultFieldManager, when it names none; the
+// status subresource separately), the fields it changed, its times on the
+// store's clock. A request that sets managedFields replaces them, an empty
+// list clears them, and an object without them stays without them until
+// it is applied. Patch with ApplyPatchType is server-side apply: the patch
+// merged by field ownership (conflicts fail with a Conflict whose causes
+// name the managers and fields, unless ForceOwnership; fields the applier
+// alone owned and no longer sets are removed; an object that does not
+// exist is created), with the typed schemas of package openapi for
+// built-in kinds and of their CRD's schema for custom resources.
+//
 // # Not implemented
 //
-// Server-side apply (ApplyPatchType fails with UnsupportedMediaType) and
-// managedFields, which the store neither records nor keeps; conversion
-// between versions of built-in kinds (an object keeps the apiVersion it was
-// written with, relabeled on read); the default namespace's "kubernetes"
+// Conversion between versions of built-in kinds (an object keeps the
+// apiVersion it was written with, relabeled on read); the default namespace's "kubernetes"
 // Service; admission webhooks, quotas and limit ranges; and create-on-update.
 // A namespaced verb without a namespace acts in "default".
 package local
