@@ -31,14 +31,14 @@ var allowed = map[string][]string{
 	"prune":                 {"cluster", "lastapplied", "objref", "schema", "value"},
 	"apply":                 {"cluster", "defaults", "lastapplied", "manifest", "merge", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
 	"diff":                  {"apply", "cluster", "defaults", "lastapplied", "manifest", "merge", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
-	"cluster/local":         {"cluster", "defaults", "kinds", "merge", "quantity", "schema", "selector", "validate", "value"},
+	"cluster/local":         {"cluster", "defaults", "kinds", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 	"controller":            {"cluster", "schema"},
 	"controller/deployment": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/replicaset": {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/gc":         {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/event":      {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"kubelet":               {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
-	"sim":                   {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/internal/kobj", "controller/replicaset", "defaults", "kinds", "kubelet", "merge", "quantity", "schema", "selector", "validate", "value"},
+	"sim":                   {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/internal/kobj", "controller/replicaset", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.
