@@ -24,7 +24,13 @@
 // Secret, Namespace, ServiceAccount, PersistentVolumeClaim;
 // networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy;
 // rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
-// ClusterRoleBinding. Other kinds are left alone.
+// ClusterRoleBinding; v1 PersistentVolume, Endpoints, LimitRange,
+// ResourceQuota; admissionregistration.k8s.io/v1 webhook configurations,
+// ValidatingAdmissionPolicy and its binding; autoscaling/v1 and v2
+// HorizontalPodAutoscaler; coordination.k8s.io/v1 Lease;
+// discovery.k8s.io/v1 EndpointSlice; node.k8s.io/v1 RuntimeClass;
+// policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1 PriorityClass;
+// storage.k8s.io/v1 StorageClass, CSIDriver. Other kinds are left alone.
 //
 // # Type table
 //

@@ -7,11 +7,20 @@ import (
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/konverge/konverge/internal/golden"
 )
@@ -43,6 +52,23 @@ var tableRoots = []struct {
 	{"v1/Secret", corev1.Secret{}},
 	{"v1/Service", corev1.Service{}},
 	{"v1/ServiceAccount", corev1.ServiceAccount{}},
+	{"v1/PersistentVolume", corev1.PersistentVolume{}},
+	{"v1/Endpoints", corev1.Endpoints{}},
+	{"v1/LimitRange", corev1.LimitRange{}},
+	{"v1/ResourceQuota", corev1.ResourceQuota{}},
+	{"admissionregistration.k8s.io/v1/MutatingWebhookConfiguration", admissionregistrationv1.MutatingWebhookConfiguration{}},
+	{"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration", admissionregistrationv1.ValidatingWebhookConfiguration{}},
+	{"admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy", admissionregistrationv1.ValidatingAdmissionPolicy{}},
+	{"admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding", admissionregistrationv1.ValidatingAdmissionPolicyBinding{}},
+	{"autoscaling/v1/HorizontalPodAutoscaler", autoscalingv1.HorizontalPodAutoscaler{}},
+	{"autoscaling/v2/HorizontalPodAutoscaler", autoscalingv2.HorizontalPodAutoscaler{}},
+	{"coordination.k8s.io/v1/Lease", coordinationv1.Lease{}},
+	{"discovery.k8s.io/v1/EndpointSlice", discoveryv1.EndpointSlice{}},
+	{"node.k8s.io/v1/RuntimeClass", nodev1.RuntimeClass{}},
+	{"policy/v1/PodDisruptionBudget", policyv1.PodDisruptionBudget{}},
+	{"scheduling.k8s.io/v1/PriorityClass", schedulingv1.PriorityClass{}},
+	{"storage.k8s.io/v1/StorageClass", storagev1.StorageClass{}},
+	{"storage.k8s.io/v1/CSIDriver", storagev1.CSIDriver{}},
 }
 
 // TestTypeTable regenerates typetable_generated.go from the Go types of

@@ -27,6 +27,45 @@ const typeTable = `@apps/v1/DaemonSet apps_v1.DaemonSet
 @v1/Secret core_v1.Secret
 @v1/Service core_v1.Service
 @v1/ServiceAccount core_v1.ServiceAccount
+@v1/PersistentVolume core_v1.PersistentVolume
+@v1/Endpoints core_v1.Endpoints
+@v1/LimitRange core_v1.LimitRange
+@v1/ResourceQuota core_v1.ResourceQuota
+@admissionregistration.k8s.io/v1/MutatingWebhookConfiguration admissionregistration_v1.MutatingWebhookConfiguration
+@admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration admissionregistration_v1.ValidatingWebhookConfiguration
+@admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy admissionregistration_v1.ValidatingAdmissionPolicy
+@admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding admissionregistration_v1.ValidatingAdmissionPolicyBinding
+@autoscaling/v1/HorizontalPodAutoscaler autoscaling_v1.HorizontalPodAutoscaler
+@autoscaling/v2/HorizontalPodAutoscaler autoscaling_v2.HorizontalPodAutoscaler
+@coordination.k8s.io/v1/Lease coordination_v1.Lease
+@discovery.k8s.io/v1/EndpointSlice discovery_v1.EndpointSlice
+@node.k8s.io/v1/RuntimeClass node_v1.RuntimeClass
+@policy/v1/PodDisruptionBudget policy_v1.PodDisruptionBudget
+@scheduling.k8s.io/v1/PriorityClass scheduling_v1.PriorityClass
+@storage.k8s.io/v1/StorageClass storage_v1.StorageClass
+@storage.k8s.io/v1/CSIDriver storage_v1.CSIDriver
+admissionregistration_v1.AuditAnnotation key:string valueExpression:string
+admissionregistration_v1.ExpressionWarning fieldRef:string warning:string
+admissionregistration_v1.MatchCondition name:string expression:string
+admissionregistration_v1.MatchResources namespaceSelector:*meta_v1.LabelSelector,o objectSelector:*meta_v1.LabelSelector,o resourceRules:[]admissionregistration_v1.NamedRuleWithOperations,o excludeResourceRules:[]admissionregistration_v1.NamedRuleWithOperations,o matchPolicy:*string=v1.MatchPolicyType,o
+admissionregistration_v1.MutatingWebhook name:string clientConfig:admissionregistration_v1.WebhookClientConfig rules:[]admissionregistration_v1.RuleWithOperations,o failurePolicy:*string=v1.FailurePolicyType,o matchPolicy:*string=v1.MatchPolicyType,o namespaceSelector:*meta_v1.LabelSelector,o objectSelector:*meta_v1.LabelSelector,o sideEffects:*string=v1.SideEffectClass timeoutSeconds:*int32,o admissionReviewVersions:[]string reinvocationPolicy:*string=v1.ReinvocationPolicyType,o matchConditions:[]admissionregistration_v1.MatchCondition,o
+admissionregistration_v1.MutatingWebhookConfiguration kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o webhooks:[]admissionregistration_v1.MutatingWebhook,o
+admissionregistration_v1.NamedRuleWithOperations resourceNames:[]string,o operations:[]string=v1.OperationType,o apiGroups:[]string,o apiVersions:[]string,o resources:[]string,o scope:*string=v1.ScopeType,o
+admissionregistration_v1.ParamKind apiVersion:string,o kind:string,o
+admissionregistration_v1.ParamRef name:string,o namespace:string,o selector:*meta_v1.LabelSelector,o parameterNotFoundAction:*string=v1.ParameterNotFoundActionType,o
+admissionregistration_v1.RuleWithOperations operations:[]string=v1.OperationType,o apiGroups:[]string,o apiVersions:[]string,o resources:[]string,o scope:*string=v1.ScopeType,o
+admissionregistration_v1.ServiceReference namespace:string name:string path:*string,o port:*int32,o
+admissionregistration_v1.TypeChecking expressionWarnings:[]admissionregistration_v1.ExpressionWarning,o
+admissionregistration_v1.ValidatingAdmissionPolicy kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:admissionregistration_v1.ValidatingAdmissionPolicySpec,o status:admissionregistration_v1.ValidatingAdmissionPolicyStatus,o
+admissionregistration_v1.ValidatingAdmissionPolicyBinding kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:admissionregistration_v1.ValidatingAdmissionPolicyBindingSpec,o
+admissionregistration_v1.ValidatingAdmissionPolicyBindingSpec policyName:string,o paramRef:*admissionregistration_v1.ParamRef,o matchResources:*admissionregistration_v1.MatchResources,o validationActions:[]string=v1.ValidationAction,o
+admissionregistration_v1.ValidatingAdmissionPolicySpec paramKind:*admissionregistration_v1.ParamKind,o matchConstraints:*admissionregistration_v1.MatchResources,o validations:[]admissionregistration_v1.Validation,o failurePolicy:*string=v1.FailurePolicyType,o auditAnnotations:[]admissionregistration_v1.AuditAnnotation,o matchConditions:[]admissionregistration_v1.MatchCondition,o variables:[]admissionregistration_v1.Variable,o
+admissionregistration_v1.ValidatingAdmissionPolicyStatus observedGeneration:int64,o typeChecking:*admissionregistration_v1.TypeChecking,o conditions:[]meta_v1.Condition,o
+admissionregistration_v1.ValidatingWebhook name:string clientConfig:admissionregistration_v1.WebhookClientConfig rules:[]admissionregistration_v1.RuleWithOperations,o failurePolicy:*string=v1.FailurePolicyType,o matchPolicy:*string=v1.MatchPolicyType,o namespaceSelector:*meta_v1.LabelSelector,o objectSelector:*meta_v1.LabelSelector,o sideEffects:*string=v1.SideEffectClass timeoutSeconds:*int32,o admissionReviewVersions:[]string matchConditions:[]admissionregistration_v1.MatchCondition,o
+admissionregistration_v1.ValidatingWebhookConfiguration kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o webhooks:[]admissionregistration_v1.ValidatingWebhook,o
+admissionregistration_v1.Validation expression:string message:string,o reason:*string=v1.StatusReason,o messageExpression:string,o
+admissionregistration_v1.Variable name:string expression:string
+admissionregistration_v1.WebhookClientConfig url:*string,o service:*admissionregistration_v1.ServiceReference,o caBundle:bytes,o
 apps_v1.DaemonSet kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:apps_v1.DaemonSetSpec,o status:apps_v1.DaemonSetStatus,o
 apps_v1.DaemonSetCondition type:string=v1.DaemonSetConditionType status:string=v1.ConditionStatus lastTransitionTime:time,o reason:string,o message:string,o
 apps_v1.DaemonSetSpec selector:*meta_v1.LabelSelector template:core_v1.PodTemplateSpec updateStrategy:apps_v1.DaemonSetUpdateStrategy,o minReadySeconds:int32,o revisionHistoryLimit:*int32,o
@@ -51,6 +90,33 @@ apps_v1.StatefulSetPersistentVolumeClaimRetentionPolicy whenDeleted:string=v1.Pe
 apps_v1.StatefulSetSpec replicas:*int32,o selector:*meta_v1.LabelSelector template:core_v1.PodTemplateSpec volumeClaimTemplates:[]core_v1.PersistentVolumeClaim,o serviceName:string podManagementPolicy:string=v1.PodManagementPolicyType,o updateStrategy:apps_v1.StatefulSetUpdateStrategy,o revisionHistoryLimit:*int32,o minReadySeconds:int32,o persistentVolumeClaimRetentionPolicy:*apps_v1.StatefulSetPersistentVolumeClaimRetentionPolicy,o ordinals:*apps_v1.StatefulSetOrdinals,o
 apps_v1.StatefulSetStatus observedGeneration:int64,o replicas:int32 readyReplicas:int32,o currentReplicas:int32,o updatedReplicas:int32,o currentRevision:string,o updateRevision:string,o collisionCount:*int32,o conditions:[]apps_v1.StatefulSetCondition,o availableReplicas:int32
 apps_v1.StatefulSetUpdateStrategy type:string=v1.StatefulSetUpdateStrategyType,o rollingUpdate:*apps_v1.RollingUpdateStatefulSetStrategy,o
+autoscaling_v1.CrossVersionObjectReference kind:string name:string apiVersion:string,o
+autoscaling_v1.HorizontalPodAutoscaler kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:autoscaling_v1.HorizontalPodAutoscalerSpec,o status:autoscaling_v1.HorizontalPodAutoscalerStatus,o
+autoscaling_v1.HorizontalPodAutoscalerSpec scaleTargetRef:autoscaling_v1.CrossVersionObjectReference minReplicas:*int32,o maxReplicas:int32 targetCPUUtilizationPercentage:*int32,o
+autoscaling_v1.HorizontalPodAutoscalerStatus observedGeneration:*int64,o lastScaleTime:*time,o currentReplicas:int32 desiredReplicas:int32 currentCPUUtilizationPercentage:*int32,o
+autoscaling_v2.ContainerResourceMetricSource name:string=v1.ResourceName target:autoscaling_v2.MetricTarget container:string
+autoscaling_v2.ContainerResourceMetricStatus name:string=v1.ResourceName current:autoscaling_v2.MetricValueStatus container:string
+autoscaling_v2.CrossVersionObjectReference kind:string name:string apiVersion:string,o
+autoscaling_v2.ExternalMetricSource metric:autoscaling_v2.MetricIdentifier target:autoscaling_v2.MetricTarget
+autoscaling_v2.ExternalMetricStatus metric:autoscaling_v2.MetricIdentifier current:autoscaling_v2.MetricValueStatus
+autoscaling_v2.HPAScalingPolicy type:string=v2.HPAScalingPolicyType value:int32 periodSeconds:int32
+autoscaling_v2.HPAScalingRules stabilizationWindowSeconds:*int32,o selectPolicy:*string=v2.ScalingPolicySelect,o policies:[]autoscaling_v2.HPAScalingPolicy,o tolerance:*quantity,o
+autoscaling_v2.HorizontalPodAutoscaler kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:autoscaling_v2.HorizontalPodAutoscalerSpec,o status:autoscaling_v2.HorizontalPodAutoscalerStatus,o
+autoscaling_v2.HorizontalPodAutoscalerBehavior scaleUp:*autoscaling_v2.HPAScalingRules,o scaleDown:*autoscaling_v2.HPAScalingRules,o
+autoscaling_v2.HorizontalPodAutoscalerCondition type:string=v2.HorizontalPodAutoscalerConditionType status:string=v1.ConditionStatus lastTransitionTime:time,o reason:string,o message:string,o observedGeneration:*int64,o
+autoscaling_v2.HorizontalPodAutoscalerSpec scaleTargetRef:autoscaling_v2.CrossVersionObjectReference minReplicas:*int32,o maxReplicas:int32 metrics:[]autoscaling_v2.MetricSpec,o behavior:*autoscaling_v2.HorizontalPodAutoscalerBehavior,o
+autoscaling_v2.HorizontalPodAutoscalerStatus observedGeneration:*int64,o lastScaleTime:*time,o currentReplicas:int32,o desiredReplicas:int32 currentMetrics:[]autoscaling_v2.MetricStatus conditions:[]autoscaling_v2.HorizontalPodAutoscalerCondition,o
+autoscaling_v2.MetricIdentifier name:string selector:*meta_v1.LabelSelector,o
+autoscaling_v2.MetricSpec type:string=v2.MetricSourceType object:*autoscaling_v2.ObjectMetricSource,o pods:*autoscaling_v2.PodsMetricSource,o resource:*autoscaling_v2.ResourceMetricSource,o containerResource:*autoscaling_v2.ContainerResourceMetricSource,o external:*autoscaling_v2.ExternalMetricSource,o
+autoscaling_v2.MetricStatus type:string=v2.MetricSourceType object:*autoscaling_v2.ObjectMetricStatus,o pods:*autoscaling_v2.PodsMetricStatus,o resource:*autoscaling_v2.ResourceMetricStatus,o containerResource:*autoscaling_v2.ContainerResourceMetricStatus,o external:*autoscaling_v2.ExternalMetricStatus,o
+autoscaling_v2.MetricTarget type:string=v2.MetricTargetType value:*quantity,o averageValue:*quantity,o averageUtilization:*int32,o
+autoscaling_v2.MetricValueStatus value:*quantity,o averageValue:*quantity,o averageUtilization:*int32,o
+autoscaling_v2.ObjectMetricSource describedObject:autoscaling_v2.CrossVersionObjectReference target:autoscaling_v2.MetricTarget metric:autoscaling_v2.MetricIdentifier
+autoscaling_v2.ObjectMetricStatus metric:autoscaling_v2.MetricIdentifier current:autoscaling_v2.MetricValueStatus describedObject:autoscaling_v2.CrossVersionObjectReference
+autoscaling_v2.PodsMetricSource metric:autoscaling_v2.MetricIdentifier target:autoscaling_v2.MetricTarget
+autoscaling_v2.PodsMetricStatus metric:autoscaling_v2.MetricIdentifier current:autoscaling_v2.MetricValueStatus
+autoscaling_v2.ResourceMetricSource name:string=v1.ResourceName target:autoscaling_v2.MetricTarget
+autoscaling_v2.ResourceMetricStatus name:string=v1.ResourceName current:autoscaling_v2.MetricValueStatus
 batch_v1.CronJob kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:batch_v1.CronJobSpec,o status:batch_v1.CronJobStatus,o
 batch_v1.CronJobSpec schedule:string timeZone:*string,o startingDeadlineSeconds:*int64,o concurrencyPolicy:string=v1.ConcurrencyPolicy,o suspend:*bool,o jobTemplate:batch_v1.JobTemplateSpec successfulJobsHistoryLimit:*int32,o failedJobsHistoryLimit:*int32,o
 batch_v1.CronJobStatus active:[]core_v1.ObjectReference,o lastScheduleTime:*time,o lastSuccessfulTime:*time,o
@@ -67,14 +133,20 @@ batch_v1.PodFailurePolicyRule action:string=v1.PodFailurePolicyAction onExitCode
 batch_v1.SuccessPolicy rules:[]batch_v1.SuccessPolicyRule
 batch_v1.SuccessPolicyRule succeededIndexes:*string,o succeededCount:*int32,o
 batch_v1.UncountedTerminatedPods succeeded:[]string=types.UID,o failed:[]string=types.UID,o
+coordination_v1.Lease kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:coordination_v1.LeaseSpec,o
+coordination_v1.LeaseSpec holderIdentity:*string,o leaseDurationSeconds:*int32,o acquireTime:*time,o renewTime:*time,o leaseTransitions:*int32,o strategy:*string=v1.CoordinatedLeaseStrategy,o preferredHolder:*string,o
 core_v1.AWSElasticBlockStoreVolumeSource volumeID:string fsType:string,o partition:int32,o readOnly:bool,o
 core_v1.Affinity nodeAffinity:*core_v1.NodeAffinity,o podAffinity:*core_v1.PodAffinity,o podAntiAffinity:*core_v1.PodAntiAffinity,o
 core_v1.AppArmorProfile type:string=v1.AppArmorProfileType localhostProfile:*string,o
 core_v1.AzureDiskVolumeSource diskName:string diskURI:string cachingMode:*string=v1.AzureDataDiskCachingMode,o fsType:*string,o readOnly:*bool,o kind:*string=v1.AzureDataDiskKind,o
+core_v1.AzureFilePersistentVolumeSource secretName:string shareName:string readOnly:bool,o secretNamespace:*string
 core_v1.AzureFileVolumeSource secretName:string shareName:string readOnly:bool,o
+core_v1.CSIPersistentVolumeSource driver:string volumeHandle:string readOnly:bool,o fsType:string,o volumeAttributes:map[]string,o controllerPublishSecretRef:*core_v1.SecretReference,o nodeStageSecretRef:*core_v1.SecretReference,o nodePublishSecretRef:*core_v1.SecretReference,o controllerExpandSecretRef:*core_v1.SecretReference,o nodeExpandSecretRef:*core_v1.SecretReference,o
 core_v1.CSIVolumeSource driver:string readOnly:*bool,o fsType:*string,o volumeAttributes:map[]string,o nodePublishSecretRef:*core_v1.LocalObjectReference,o
 core_v1.Capabilities add:[]string=v1.Capability,o drop:[]string=v1.Capability,o
+core_v1.CephFSPersistentVolumeSource monitors:[]string path:string,o user:string,o secretFile:string,o secretRef:*core_v1.SecretReference,o readOnly:bool,o
 core_v1.CephFSVolumeSource monitors:[]string path:string,o user:string,o secretFile:string,o secretRef:*core_v1.LocalObjectReference,o readOnly:bool,o
+core_v1.CinderPersistentVolumeSource volumeID:string fsType:string,o readOnly:bool,o secretRef:*core_v1.SecretReference,o
 core_v1.CinderVolumeSource volumeID:string fsType:string,o readOnly:bool,o secretRef:*core_v1.LocalObjectReference,o
 core_v1.ClientIPConfig timeoutSeconds:*int32,o
 core_v1.ClusterTrustBundleProjection name:*string,o signerName:*string,o labelSelector:*meta_v1.LabelSelector,o optional:*bool,o path:string user:*int64,o
@@ -99,6 +171,10 @@ core_v1.DownwardAPIProjection items:[]core_v1.DownwardAPIVolumeFile,o
 core_v1.DownwardAPIVolumeFile path:string fieldRef:*core_v1.ObjectFieldSelector,o resourceFieldRef:*core_v1.ResourceFieldSelector,o mode:*int32,o user:*int64,o
 core_v1.DownwardAPIVolumeSource items:[]core_v1.DownwardAPIVolumeFile,o defaultMode:*int32,o defaultUser:*int64,o
 core_v1.EmptyDirVolumeSource medium:string=v1.StorageMedium,o sizeLimit:*quantity,o mode:*int32,o
+core_v1.EndpointAddress ip:string hostname:string,o nodeName:*string,o targetRef:*core_v1.ObjectReference,o
+core_v1.EndpointPort name:string,o port:int32 protocol:string=v1.Protocol,o appProtocol:*string,o
+core_v1.EndpointSubset addresses:[]core_v1.EndpointAddress,o notReadyAddresses:[]core_v1.EndpointAddress,o ports:[]core_v1.EndpointPort,o
+core_v1.Endpoints kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o subsets:[]core_v1.EndpointSubset,o
 core_v1.EnvFromSource prefix:string,o configMapRef:*core_v1.ConfigMapEnvSource,o secretRef:*core_v1.SecretEnvSource,o
 core_v1.EnvVar name:string value:string,o valueFrom:*core_v1.EnvVarSource,o
 core_v1.EnvVarSource fieldRef:*core_v1.ObjectFieldSelector,o resourceFieldRef:*core_v1.ResourceFieldSelector,o configMapKeyRef:*core_v1.ConfigMapKeySelector,o secretKeyRef:*core_v1.SecretKeySelector,o fileKeyRef:*core_v1.FileKeySelector,o
@@ -108,27 +184,34 @@ core_v1.EvictionResponder name:string priority:*int32
 core_v1.ExecAction command:[]string,o
 core_v1.FCVolumeSource targetWWNs:[]string,o lun:*int32,o fsType:string,o readOnly:bool,o wwids:[]string,o
 core_v1.FileKeySelector volumeName:string path:string key:string optional:*bool,o
+core_v1.FlexPersistentVolumeSource driver:string fsType:string,o secretRef:*core_v1.SecretReference,o readOnly:bool,o options:map[]string,o
 core_v1.FlexVolumeSource driver:string fsType:string,o secretRef:*core_v1.LocalObjectReference,o readOnly:bool,o options:map[]string,o
 core_v1.FlockerVolumeSource datasetName:string,o datasetUUID:string,o
 core_v1.GCEPersistentDiskVolumeSource pdName:string fsType:string,o partition:int32,o readOnly:bool,o
 core_v1.GRPCAction port:int32 service:*string mode:*string=v1.GRPCProbeMode,o
 core_v1.GitRepoVolumeSource repository:string revision:string,o directory:string,o
+core_v1.GlusterfsPersistentVolumeSource endpoints:string path:string readOnly:bool,o endpointsNamespace:*string,o
 core_v1.GlusterfsVolumeSource endpoints:string path:string readOnly:bool,o
 core_v1.HTTPGetAction path:string,o port:intstr host:string,o scheme:string=v1.URIScheme,o httpHeaders:[]core_v1.HTTPHeader,o protocol:*string=v1.HTTPProtocol,o
 core_v1.HTTPHeader name:string value:string
 core_v1.HostAlias ip:string hostnames:[]string,o
 core_v1.HostIP ip:string
 core_v1.HostPathVolumeSource path:string type:*string=v1.HostPathType,o
+core_v1.ISCSIPersistentVolumeSource targetPortal:string iqn:string lun:int32 iscsiInterface:string,o fsType:string,o readOnly:bool,o portals:[]string,o chapAuthDiscovery:bool,o chapAuthSession:bool,o secretRef:*core_v1.SecretReference,o initiatorName:*string,o
 core_v1.ISCSIVolumeSource targetPortal:string iqn:string lun:int32 iscsiInterface:string,o fsType:string,o readOnly:bool,o portals:[]string,o chapAuthDiscovery:bool,o chapAuthSession:bool,o secretRef:*core_v1.LocalObjectReference,o initiatorName:*string,o
 core_v1.ImageVolumeSource reference:string,o pullPolicy:string=v1.PullPolicy,o
 core_v1.ImageVolumeStatus imageRef:string,o
 core_v1.KeyToPath key:string path:string mode:*int32,o user:*int64,o
 core_v1.Lifecycle postStart:*core_v1.LifecycleHandler,o preStop:*core_v1.LifecycleHandler,o stopSignal:*string=v1.Signal,o
 core_v1.LifecycleHandler exec:*core_v1.ExecAction,o httpGet:*core_v1.HTTPGetAction,o tcpSocket:*core_v1.TCPSocketAction,o sleep:*core_v1.SleepAction,o
+core_v1.LimitRange kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.LimitRangeSpec,o
+core_v1.LimitRangeItem type:string=v1.LimitType max:map[]quantity,o min:map[]quantity,o default:map[]quantity,o defaultRequest:map[]quantity,o maxLimitRequestRatio:map[]quantity,o
+core_v1.LimitRangeSpec limits:[]core_v1.LimitRangeItem
 core_v1.LinuxContainerUser uid:int64 gid:int64 supplementalGroups:[]int64,o
 core_v1.LoadBalancerIngress ip:string,o hostname:string,o ipMode:*string=v1.LoadBalancerIPMode,o ports:[]core_v1.PortStatus,o
 core_v1.LoadBalancerStatus ingress:[]core_v1.LoadBalancerIngress,o
 core_v1.LocalObjectReference name:string,o
+core_v1.LocalVolumeSource path:string fsType:*string,o
 core_v1.ModifyVolumeStatus targetVolumeAttributesClassName:string,o status:string=v1.PersistentVolumeClaimModifyVolumeStatus
 core_v1.NFSVolumeSource server:string path:string readOnly:bool,o
 core_v1.Namespace kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.NamespaceSpec,o status:core_v1.NamespaceStatus,o
@@ -144,12 +227,15 @@ core_v1.NodeSelectorRequirement key:string operator:string=v1.NodeSelectorOperat
 core_v1.NodeSelectorTerm matchExpressions:[]core_v1.NodeSelectorRequirement,o matchFields:[]core_v1.NodeSelectorRequirement,o
 core_v1.ObjectFieldSelector apiVersion:string,o fieldPath:string
 core_v1.ObjectReference kind:string,o namespace:string,o name:string,o uid:string=types.UID,o apiVersion:string,o resourceVersion:string,o fieldPath:string,o
+core_v1.PersistentVolume kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.PersistentVolumeSpec,o status:core_v1.PersistentVolumeStatus,o
 core_v1.PersistentVolumeClaim kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.PersistentVolumeClaimSpec,o status:core_v1.PersistentVolumeClaimStatus,o
 core_v1.PersistentVolumeClaimCondition type:string=v1.PersistentVolumeClaimConditionType status:string=v1.ConditionStatus lastProbeTime:time,o lastTransitionTime:time,o reason:string,o message:string,o
 core_v1.PersistentVolumeClaimSpec accessModes:[]string=v1.PersistentVolumeAccessMode,o selector:*meta_v1.LabelSelector,o resources:core_v1.VolumeResourceRequirements,o volumeName:string,o storageClassName:*string,o volumeMode:*string=v1.PersistentVolumeMode,o dataSource:*core_v1.TypedLocalObjectReference,o dataSourceRef:*core_v1.TypedObjectReference,o volumeAttributesClassName:*string,o
 core_v1.PersistentVolumeClaimStatus phase:string=v1.PersistentVolumeClaimPhase,o accessModes:[]string=v1.PersistentVolumeAccessMode,o capacity:map[]quantity,o conditions:[]core_v1.PersistentVolumeClaimCondition,o allocatedResources:map[]quantity,o allocatedResourceStatuses:map[]string=v1.ClaimResourceStatus,o currentVolumeAttributesClassName:*string,o modifyVolumeStatus:*core_v1.ModifyVolumeStatus,o healthStatus:*core_v1.VolumeHealthStatus,o
 core_v1.PersistentVolumeClaimTemplate metadata:meta_v1.ObjectMeta,o spec:core_v1.PersistentVolumeClaimSpec
 core_v1.PersistentVolumeClaimVolumeSource claimName:string readOnly:bool,o
+core_v1.PersistentVolumeSpec capacity:map[]quantity,o gcePersistentDisk:*core_v1.GCEPersistentDiskVolumeSource,o awsElasticBlockStore:*core_v1.AWSElasticBlockStoreVolumeSource,o hostPath:*core_v1.HostPathVolumeSource,o glusterfs:*core_v1.GlusterfsPersistentVolumeSource,o nfs:*core_v1.NFSVolumeSource,o rbd:*core_v1.RBDPersistentVolumeSource,o iscsi:*core_v1.ISCSIPersistentVolumeSource,o cinder:*core_v1.CinderPersistentVolumeSource,o cephfs:*core_v1.CephFSPersistentVolumeSource,o fc:*core_v1.FCVolumeSource,o flocker:*core_v1.FlockerVolumeSource,o flexVolume:*core_v1.FlexPersistentVolumeSource,o azureFile:*core_v1.AzureFilePersistentVolumeSource,o vsphereVolume:*core_v1.VsphereVirtualDiskVolumeSource,o quobyte:*core_v1.QuobyteVolumeSource,o azureDisk:*core_v1.AzureDiskVolumeSource,o photonPersistentDisk:*core_v1.PhotonPersistentDiskVolumeSource,o portworxVolume:*core_v1.PortworxVolumeSource,o scaleIO:*core_v1.ScaleIOPersistentVolumeSource,o local:*core_v1.LocalVolumeSource,o storageos:*core_v1.StorageOSPersistentVolumeSource,o csi:*core_v1.CSIPersistentVolumeSource,o accessModes:[]string=v1.PersistentVolumeAccessMode,o claimRef:*core_v1.ObjectReference,o persistentVolumeReclaimPolicy:string=v1.PersistentVolumeReclaimPolicy,o storageClassName:string,o mountOptions:[]string,o volumeMode:*string=v1.PersistentVolumeMode,o nodeAffinity:*core_v1.VolumeNodeAffinity,o volumeAttributesClassName:*string,o
+core_v1.PersistentVolumeStatus phase:string=v1.PersistentVolumePhase,o message:string,o reason:string,o lastPhaseTransitionTime:*time,o
 core_v1.PhotonPersistentDiskVolumeSource pdID:string fsType:string,o
 core_v1.Pod kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.PodSpec,o status:core_v1.PodStatus,o
 core_v1.PodAffinity requiredDuringSchedulingIgnoredDuringExecution:[]core_v1.PodAffinityTerm,o preferredDuringSchedulingIgnoredDuringExecution:[]core_v1.WeightedPodAffinityTerm,o
@@ -179,6 +265,7 @@ core_v1.PreferredSchedulingTerm weight:int32 preference:core_v1.NodeSelectorTerm
 core_v1.Probe exec:*core_v1.ExecAction,o httpGet:*core_v1.HTTPGetAction,o tcpSocket:*core_v1.TCPSocketAction,o grpc:*core_v1.GRPCAction,o initialDelaySeconds:int32,o timeoutSeconds:int32,o periodSeconds:int32,o successThreshold:int32,o failureThreshold:int32,o terminationGracePeriodSeconds:*int64,o
 core_v1.ProjectedVolumeSource sources:[]core_v1.VolumeProjection defaultMode:*int32,o defaultUser:*int64,o
 core_v1.QuobyteVolumeSource registry:string volume:string readOnly:bool,o user:string,o group:string,o tenant:string,o
+core_v1.RBDPersistentVolumeSource monitors:[]string image:string fsType:string,o pool:string,o user:string,o keyring:string,o secretRef:*core_v1.SecretReference,o readOnly:bool,o
 core_v1.RBDVolumeSource monitors:[]string image:string fsType:string,o pool:string,o user:string,o keyring:string,o secretRef:*core_v1.LocalObjectReference,o readOnly:bool,o
 core_v1.ReplicationController kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.ReplicationControllerSpec,o status:core_v1.ReplicationControllerStatus,o
 core_v1.ReplicationControllerCondition type:string=v1.ReplicationControllerConditionType status:string=v1.ConditionStatus lastTransitionTime:time,o reason:string,o message:string,o
@@ -187,15 +274,22 @@ core_v1.ReplicationControllerStatus replicas:int32 fullyLabeledReplicas:int32,o 
 core_v1.ResourceClaim name:string request:string,o
 core_v1.ResourceFieldSelector containerName:string,o resource:string divisor:quantity,o
 core_v1.ResourceHealth resourceID:string=v1.ResourceID health:string=v1.ResourceHealthStatus,o message:*string,o
+core_v1.ResourceQuota kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.ResourceQuotaSpec,o status:core_v1.ResourceQuotaStatus,o
+core_v1.ResourceQuotaSpec hard:map[]quantity,o scopes:[]string=v1.ResourceQuotaScope,o scopeSelector:*core_v1.ScopeSelector,o
+core_v1.ResourceQuotaStatus hard:map[]quantity,o used:map[]quantity,o
 core_v1.ResourceRequirements limits:map[]quantity,o requests:map[]quantity,o claims:[]core_v1.ResourceClaim,o
 core_v1.ResourceStatus name:string=v1.ResourceName resources:[]core_v1.ResourceHealth,o
 core_v1.SELinuxOptions user:string,o role:string,o type:string,o level:string,o
+core_v1.ScaleIOPersistentVolumeSource gateway:string system:string secretRef:*core_v1.SecretReference sslEnabled:bool,o protectionDomain:string,o storagePool:string,o storageMode:string,o volumeName:string,o fsType:string,o readOnly:bool,o
 core_v1.ScaleIOVolumeSource gateway:string system:string secretRef:*core_v1.LocalObjectReference sslEnabled:bool,o protectionDomain:string,o storagePool:string,o storageMode:string,o volumeName:string,o fsType:string,o readOnly:bool,o
+core_v1.ScopeSelector matchExpressions:[]core_v1.ScopedResourceSelectorRequirement,o
+core_v1.ScopedResourceSelectorRequirement scopeName:string=v1.ResourceQuotaScope operator:string=v1.ScopeSelectorOperator values:[]string,o
 core_v1.SeccompProfile type:string=v1.SeccompProfileType localhostProfile:*string,o
 core_v1.Secret kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o immutable:*bool,o data:map[]bytes,o stringData:map[]string,o type:string=v1.SecretType,o
 core_v1.SecretEnvSource name:string,o optional:*bool,o
 core_v1.SecretKeySelector name:string,o key:string optional:*bool,o
 core_v1.SecretProjection name:string,o items:[]core_v1.KeyToPath,o optional:*bool,o
+core_v1.SecretReference name:string,o namespace:string,o
 core_v1.SecretVolumeSource secretName:string,o items:[]core_v1.KeyToPath,o defaultMode:*int32,o optional:*bool,o defaultUser:*int64,o
 core_v1.SecurityContext capabilities:*core_v1.Capabilities,o privileged:*bool,o seLinuxOptions:*core_v1.SELinuxOptions,o windowsOptions:*core_v1.WindowsSecurityContextOptions,o runAsUser:*int64,o runAsGroup:*int64,o runAsNonRoot:*bool,o readOnlyRootFilesystem:*bool,o allowPrivilegeEscalation:*bool,o procMount:*string=v1.ProcMountType,o seccompProfile:*core_v1.SeccompProfile,o appArmorProfile:*core_v1.AppArmorProfile,o
 core_v1.Service kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:core_v1.ServiceSpec,o status:core_v1.ServiceStatus,o
@@ -206,10 +300,13 @@ core_v1.ServiceSpec ports:[]core_v1.ServicePort,o selector:map[]string,o cluster
 core_v1.ServiceStatus loadBalancer:core_v1.LoadBalancerStatus,o conditions:[]meta_v1.Condition,o
 core_v1.SessionAffinityConfig clientIP:*core_v1.ClientIPConfig,o
 core_v1.SleepAction seconds:int64
+core_v1.StorageOSPersistentVolumeSource volumeName:string,o volumeNamespace:string,o fsType:string,o readOnly:bool,o secretRef:*core_v1.ObjectReference,o
 core_v1.StorageOSVolumeSource volumeName:string,o volumeNamespace:string,o fsType:string,o readOnly:bool,o secretRef:*core_v1.LocalObjectReference,o
 core_v1.Sysctl name:string value:string
 core_v1.TCPSocketAction port:intstr host:string,o
 core_v1.Toleration key:string,o operator:string=v1.TolerationOperator,o value:string,o effect:string=v1.TaintEffect,o tolerationSeconds:*int64,o
+core_v1.TopologySelectorLabelRequirement key:string values:[]string
+core_v1.TopologySelectorTerm matchLabelExpressions:[]core_v1.TopologySelectorLabelRequirement,o
 core_v1.TopologySpreadConstraint maxSkew:int32 topologyKey:string whenUnsatisfiable:string=v1.UnsatisfiableConstraintAction labelSelector:*meta_v1.LabelSelector,o minDomains:*int32,o nodeAffinityPolicy:*string=v1.NodeInclusionPolicy,o nodeTaintsPolicy:*string=v1.NodeInclusionPolicy,o matchLabelKeys:[]string,o
 core_v1.TypedLocalObjectReference apiGroup:*string kind:string name:string
 core_v1.TypedObjectReference apiGroup:*string kind:string name:string namespace:*string,o
@@ -219,12 +316,20 @@ core_v1.VolumeHealthCondition status:string=v1.VolumeHealthStatusType reason:str
 core_v1.VolumeHealthStatus healthConditions:[]core_v1.VolumeHealthCondition,o lastTransitionTime:time,o
 core_v1.VolumeMount name:string readOnly:bool,o recursiveReadOnly:*string=v1.RecursiveReadOnlyMode,o mountPath:string subPath:string,o mountPropagation:*string=v1.MountPropagationMode,o subPathExpr:string,o bindMountOptions:[]string,o
 core_v1.VolumeMountStatus name:string mountPath:string readOnly:bool,o recursiveReadOnly:*string=v1.RecursiveReadOnlyMode,o volumeStatus:*core_v1.VolumeStatus,o
+core_v1.VolumeNodeAffinity required:*core_v1.NodeSelector,o
 core_v1.VolumeProjection secret:*core_v1.SecretProjection,o downwardAPI:*core_v1.DownwardAPIProjection,o configMap:*core_v1.ConfigMapProjection,o serviceAccountToken:*core_v1.ServiceAccountTokenProjection,o clusterTrustBundle:*core_v1.ClusterTrustBundleProjection,o podCertificate:*core_v1.PodCertificateProjection,o
 core_v1.VolumeResourceRequirements limits:map[]quantity,o requests:map[]quantity,o
 core_v1.VolumeStatus image:*core_v1.ImageVolumeStatus,o
 core_v1.VsphereVirtualDiskVolumeSource volumePath:string fsType:string,o storagePolicyName:string,o storagePolicyID:string,o
 core_v1.WeightedPodAffinityTerm weight:int32 podAffinityTerm:core_v1.PodAffinityTerm
 core_v1.WindowsSecurityContextOptions gmsaCredentialSpecName:*string,o gmsaCredentialSpec:*string,o runAsUserName:*string,o hostProcess:*bool,o
+discovery_v1.Endpoint addresses:[]string conditions:discovery_v1.EndpointConditions,o hostname:*string,o targetRef:*core_v1.ObjectReference,o deprecatedTopology:map[]string,o nodeName:*string,o zone:*string,o hints:*discovery_v1.EndpointHints,o
+discovery_v1.EndpointConditions ready:*bool,o serving:*bool,o terminating:*bool,o
+discovery_v1.EndpointHints forZones:[]discovery_v1.ForZone,o forNodes:[]discovery_v1.ForNode,o
+discovery_v1.EndpointPort name:*string,o protocol:*string=v1.Protocol,o port:*int32,o appProtocol:*string,o
+discovery_v1.EndpointSlice kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o addressType:string=v1.AddressType endpoints:[]discovery_v1.Endpoint ports:[]discovery_v1.EndpointPort
+discovery_v1.ForNode name:string
+discovery_v1.ForZone name:string
 meta_v1.Condition type:string status:string=v1.ConditionStatus observedGeneration:int64,o lastTransitionTime:time reason:string message:string
 meta_v1.LabelSelector matchLabels:map[]string,o matchExpressions:[]meta_v1.LabelSelectorRequirement,o
 meta_v1.LabelSelectorRequirement key:string operator:string=v1.LabelSelectorOperator values:[]string,o
@@ -254,6 +359,12 @@ networking_v1.NetworkPolicyPeer podSelector:*meta_v1.LabelSelector,o namespaceSe
 networking_v1.NetworkPolicyPort protocol:*string=v1.Protocol,o port:*intstr,o endPort:*int32,o
 networking_v1.NetworkPolicySpec podSelector:meta_v1.LabelSelector ingress:[]networking_v1.NetworkPolicyIngressRule,o egress:[]networking_v1.NetworkPolicyEgressRule,o policyTypes:[]string=v1.PolicyType,o
 networking_v1.ServiceBackendPort name:string,o number:int32,o
+node_v1.Overhead podFixed:map[]quantity,o
+node_v1.RuntimeClass kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o handler:string overhead:*node_v1.Overhead,o scheduling:*node_v1.Scheduling,o
+node_v1.Scheduling nodeSelector:map[]string,o tolerations:[]core_v1.Toleration,o
+policy_v1.PodDisruptionBudget kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:policy_v1.PodDisruptionBudgetSpec,o status:policy_v1.PodDisruptionBudgetStatus,o
+policy_v1.PodDisruptionBudgetSpec minAvailable:*intstr,o selector:*meta_v1.LabelSelector,o maxUnavailable:*intstr,o unhealthyPodEvictionPolicy:*string=v1.UnhealthyPodEvictionPolicyType,o
+policy_v1.PodDisruptionBudgetStatus observedGeneration:int64,o disruptedPods:map[]time,o disruptionsAllowed:int32 currentHealthy:int32 desiredHealthy:int32 expectedPods:int32 conditions:[]meta_v1.Condition,o
 rbac_v1.AggregationRule clusterRoleSelectors:[]meta_v1.LabelSelector,o
 rbac_v1.ClusterRole kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o rules:[]rbac_v1.PolicyRule aggregationRule:*rbac_v1.AggregationRule,o
 rbac_v1.ClusterRoleBinding kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o subjects:[]rbac_v1.Subject,o roleRef:rbac_v1.RoleRef
@@ -262,6 +373,7 @@ rbac_v1.Role kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o rul
 rbac_v1.RoleBinding kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o subjects:[]rbac_v1.Subject,o roleRef:rbac_v1.RoleRef
 rbac_v1.RoleRef apiGroup:string kind:string name:string
 rbac_v1.Subject kind:string apiGroup:string,o name:string namespace:string,o
+scheduling_v1.PriorityClass kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o value:int32 globalDefault:bool,o description:string,o preemptionPolicy:*string=v1.PreemptionPolicy,o
 scheduling_v1alpha3.TopologyConstraint key:string
 scheduling_v1alpha3.WorkloadPodGroupAllDisruptionMode
 scheduling_v1alpha3.WorkloadPodGroupBasicSchedulingPolicy
@@ -271,4 +383,8 @@ scheduling_v1alpha3.WorkloadPodGroupResourceClaim name:string resourceClaimName:
 scheduling_v1alpha3.WorkloadPodGroupSchedulingConstraints topology:[]scheduling_v1alpha3.TopologyConstraint,o
 scheduling_v1alpha3.WorkloadPodGroupSchedulingPolicy basic:*scheduling_v1alpha3.WorkloadPodGroupBasicSchedulingPolicy,o gang:*scheduling_v1alpha3.WorkloadPodGroupGangSchedulingPolicy,o
 scheduling_v1alpha3.WorkloadPodGroupSingleDisruptionMode
+storage_v1.CSIDriver kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o spec:storage_v1.CSIDriverSpec
+storage_v1.CSIDriverSpec attachRequired:*bool,o podInfoOnMount:*bool,o volumeLifecycleModes:[]string=v1.VolumeLifecycleMode,o storageCapacity:*bool,o fsGroupPolicy:*string=v1.FSGroupPolicy,o tokenRequests:[]storage_v1.TokenRequest,o requiresRepublish:*bool,o seLinuxMount:*bool,o nodeAllocatableUpdatePeriodSeconds:*int64,o serviceAccountTokenInSecrets:*bool,o preventPodSchedulingIfMissing:*bool,o
+storage_v1.StorageClass kind:string,o apiVersion:string,o metadata:meta_v1.ObjectMeta,o provisioner:string parameters:map[]string,o reclaimPolicy:*string=v1.PersistentVolumeReclaimPolicy,o mountOptions:[]string,o allowVolumeExpansion:*bool,o volumeBindingMode:*string=v1.VolumeBindingMode,o allowedTopologies:[]core_v1.TopologySelectorTerm,o
+storage_v1.TokenRequest audience:string expirationSeconds:*int64,o
 `
