@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/konverge/konverge/value"
 )
@@ -371,4 +372,35 @@ func roleBinding(obj map[string]any) {
 			}
 		}
 	}
+}
+
+// zeroStatuses caches ZeroStatus per kind.
+var zeroStatuses sync.Map
+
+// ZeroStatus returns the status a built-in kind has when it is reset to
+// its Go zero value, as the registry strategies of kube-apiserver reset it
+// on create: the fields without omitempty, as encoding/json writes them
+// (`{"replicas": 0, "availableReplicas": 0}` for a StatefulSet,
+// `{"loadBalancer": {}}` for an Ingress, `{"desiredReplicas": 0,
+// "currentMetrics": null}` for an autoscaling/v2 HorizontalPodAutoscaler).
+// ok is false for kinds Apply does not know. The result is the caller's.
+func ZeroStatus(apiVersion, kind string) (status map[string]any, ok bool) {
+	key := apiVersion + "/" + kind
+	if v, hit := zeroStatuses.Load(key); hit {
+		return value.DeepCopyObject(v.(map[string]any)), true
+	}
+	st := kindStruct(apiVersion, kind)
+	if st == nil {
+		return nil, false
+	}
+	shell := map[string]any{"apiVersion": apiVersion, "kind": kind, "status": map[string]any{}}
+	if err := (&typed{}).object(shell, st, nil, true); err != nil {
+		return nil, false
+	}
+	status, _ = shell["status"].(map[string]any)
+	if status == nil {
+		status = map[string]any{}
+	}
+	zeroStatuses.Store(key, status)
+	return value.DeepCopyObject(status), true
 }

@@ -43,8 +43,8 @@ func init() {
 				defaultPtr(p, "protocol", "TCP")
 			}
 		},
-		"node.k8s.io/v1/RuntimeClass":     func(obj map[string]any) {},
-		"policy/v1/PodDisruptionBudget":   func(obj map[string]any) {},
+		"node.k8s.io/v1/RuntimeClass":   func(obj map[string]any) {},
+		"policy/v1/PodDisruptionBudget": func(obj map[string]any) {},
 		"scheduling.k8s.io/v1/PriorityClass": func(obj map[string]any) {
 			defaultPtr(obj, "preemptionPolicy", "PreemptLowerPriority")
 		},

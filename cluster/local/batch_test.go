@@ -32,7 +32,7 @@ func TestBatch(t *testing.T) {
 		if got := mustGet(t, c, gvkConfigMap, "team", "a"); path(got, "data.k") != "v" {
 			t.Errorf("read in batch: %v", got)
 		}
-		list, err := c.List(ctx, gvkConfigMap, cluster.InNamespace("team"))
+		list, err := c.List(ctx, gvkConfigMap, cluster.InNamespace("team"), cluster.MatchingFields("metadata.name=a"))
 		if err != nil || len(list.Items) != 1 {
 			t.Errorf("list in batch: %v %v", err, list)
 		}

@@ -241,6 +241,37 @@ func prepareCRD(obj, old map[string]any, now string) {
 	setCondition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now)
 }
 
+// defaultCRD fills in what the CRD's defaulting does: spec.conversion
+// None, names.singular and names.listKind from the kind.
+func defaultCRD(obj map[string]any) {
+	spec := child(obj, "spec")
+	if _, ok := spec["conversion"].(map[string]any); !ok {
+		spec["conversion"] = map[string]any{"strategy": "None"}
+	}
+	names := child(spec, "names")
+	if kind := str(names, "kind"); kind != "" {
+		if str(names, "singular") == "" {
+			names["singular"] = strings.ToLower(kind)
+		}
+		if str(names, "listKind") == "" {
+			names["listKind"] = kind + "List"
+		}
+	}
+}
+
+// initialCRDStatus is the status of a CRD as created, before the
+// controllers accept its names: stored versions only.
+func initialCRDStatus(obj map[string]any) map[string]any {
+	status := map[string]any{"acceptedNames": map[string]any{"kind": "", "plural": ""}, "conditions": nil}
+	versions, _ := child(obj, "spec")["versions"].([]any)
+	for _, v := range objectList(versions) {
+		if v["storage"] == true {
+			status["storedVersions"] = []any{str(v, "name")}
+		}
+	}
+	return status
+}
+
 // setCondition sets a condition in status.conditions, keeping its
 // lastTransitionTime when its status does not change.
 func setCondition(status map[string]any, typ, st, reason, message, now string) {

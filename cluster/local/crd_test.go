@@ -22,7 +22,13 @@ func TestCRDLifecycle(t *testing.T) {
 	if _, err := s.Mapper().ResourceFor(gvkWidget); !cluster.IsNotFound(err) {
 		t.Fatalf("widgets served before their CRD: %v", err)
 	}
-	crd := mustCreate(t, s, crdWidgets)
+	created := mustCreate(t, s, crdWidgets)
+	// The create returns the CRD before the controllers accept its names;
+	// it is established in the same transaction.
+	if got, _ := encodeString(created["status"]); got != `{"acceptedNames":{"kind":"","plural":""},"conditions":null,"storedVersions":["v1"]}` {
+		t.Errorf("CRD status as created: %s", got)
+	}
+	crd := mustGet(t, s, gvkCRD, "", "widgets.example.com")
 	now := formatTime(clock.Now())
 	status, _ := crd["status"].(map[string]any)
 	wantStatus := map[string]any{

@@ -67,6 +67,23 @@
 //   - DryRunAll on any write validates and defaults, returns the result and
 //     stores nothing.
 //
+// # Admission and the control plane's own objects
+//
+// Creates and updates go through the admission plugins a default
+// kube-apiserver runs (admission.go): LimitRanger (defaults, the
+// kubernetes.io/limit-ranger annotation, min/max/ratio), ServiceAccount
+// (the default account, the kube-api-access-* token volume and mounts,
+// imagePullSecrets), Priority, DefaultTolerationSeconds,
+// DefaultStorageClass, StorageObjectInUseProtection (pvc-protection and
+// pv-protection finalizers) and ResourceQuota (refusals with the API
+// server's message; every quota's status.hard and status.used kept
+// current before each commit, as kube-controller-manager's quota
+// controller keeps them). Open creates what every cluster holds: the
+// default, kube-system, kube-public and kube-node-lease namespaces, the
+// kubernetes Service, the system PriorityClasses; every namespace gets
+// the default ServiceAccount and the kube-root-ca.crt ConfigMap in the
+// transaction that creates it, and gets them back when they are deleted.
+//
 // The controllers that finish deletions in a real cluster (garbage
 // collector, namespace controller, CRD finalizer) run synchronously, inside
 // the call that lets them proceed, in its transaction.
@@ -115,7 +132,7 @@
 // # Not implemented
 //
 // Conversion between versions of built-in kinds (an object keeps the
-// apiVersion it was written with, relabeled on read); the default namespace's "kubernetes"
-// Service; admission webhooks, quotas and limit ranges; and create-on-update.
+// apiVersion it was written with, relabeled on read); admission webhooks
+// and policies; and create-on-update.
 // A namespaced verb without a namespace acts in "default".
 package local

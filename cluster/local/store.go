@@ -152,6 +152,9 @@ func (s *Store) init() error {
 			return err
 		}
 		t := s.newTxn(context.Background(), tx, api)
+		if string(tx.Bucket(bucketMeta).Get([]byte(keyBootstrap))) != bootstrapVersion {
+			return nil
+		}
 		for _, ns := range initialNamespaces {
 			if !t.exists(objKey{gk: namespaceGK, name: ns}) {
 				return nil
@@ -176,14 +179,8 @@ func (s *Store) init() error {
 			return err
 		}
 		t := s.newTxn(context.Background(), tx, api)
-		for _, ns := range initialNamespaces {
-			if t.exists(objKey{gk: namespaceGK, name: ns}) {
-				continue
-			}
-			obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
-			if _, err := t.create(obj, cluster.CreateOptions{}); err != nil {
-				return fmt.Errorf("create namespace %s: %w", ns, err)
-			}
+		if err := t.bootstrap(); err != nil {
+			return err
 		}
 		if err := t.finish(); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/quantity"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
@@ -132,7 +133,7 @@ func emptyAsNil(v any) any {
 // prepareForCreate resets what clients may not set on create, per kind
 // (the strategies' PrepareForCreate): status for kinds with a status
 // subresource, and the initial status some kinds start with.
-func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any) {
+func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any, noLabels bool) {
 	gk := groupKind{res.GVK.Group, res.GVK.Kind}
 	if _, custom := t.api.crds[gk]; custom {
 		if res.Status {
@@ -156,25 +157,59 @@ func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any) {
 		obj["status"] = map[string]any{"phase": "Pending", "qosClass": podQOSClass(obj)}
 	case groupKind{"", "Node"}:
 		// kubelets register nodes with their status.
-	case groupKind{"", "PersistentVolume"}, groupKind{"", "PersistentVolumeClaim"}:
+	case groupKind{"", "PersistentVolume"}:
+		obj["status"] = map[string]any{"phase": "Pending", "lastPhaseTransitionTime": t.now()}
+	case groupKind{"", "PersistentVolumeClaim"}:
 		obj["status"] = map[string]any{"phase": "Pending"}
 	case groupKind{"", "Service"}:
 		obj["status"] = map[string]any{"loadBalancer": map[string]any{}}
 	case crdGK:
 		obj["status"] = map[string]any{}
 	case groupKind{"batch", "Job"}:
-		generateJobSelector(obj)
+		generateJobSelector(obj, noLabels)
 		obj["status"] = map[string]any{}
+	case groupKind{"apps", "DaemonSet"}:
+		child(metadata(obj), "annotations")[daemonSetTemplateGeneration] = "1"
+		obj["status"] = zeroStatus(res)
 	default:
 		if res.Status {
-			obj["status"] = map[string]any{}
+			obj["status"] = zeroStatus(res)
 		}
 	}
 }
 
+// zeroStatus is the status a kind's strategy resets on create: its Go
+// type's zero value.
+func zeroStatus(res cluster.Resource) map[string]any {
+	if st, ok := defaults.ZeroStatus(res.GVK.APIVersion(), res.GVK.Kind); ok {
+		return st
+	}
+	return map[string]any{}
+}
+
+// daemonSetTemplateGeneration is the annotation in which apps/v1 keeps a
+// DaemonSet's spec.templateGeneration: 1 on create, one more on every
+// update that changes the pod template.
+const daemonSetTemplateGeneration = "deprecated.daemonset.template.generation"
+
+// prepareDaemonSetUpdate carries the template generation over, one more
+// when the template changes.
+func prepareDaemonSetUpdate(obj, old map[string]any) {
+	var gen int64
+	if a, ok := metaMap(old, "annotations")[daemonSetTemplateGeneration].(string); ok {
+		gen, _ = strconv.ParseInt(a, 10, 64)
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	ospec, _ := old["spec"].(map[string]any)
+	if !value.Equal(spec["template"], ospec["template"]) {
+		gen++
+	}
+	child(metadata(obj), "annotations")[daemonSetTemplateGeneration] = strconv.FormatInt(gen, 10)
+}
+
 // generateJobSelector labels a Job's pod template with the Job's name and
 // uid and selects its pods by the uid, unless spec.manualSelector is set.
-func generateJobSelector(job map[string]any) {
+func generateJobSelector(job map[string]any, noLabels bool) {
 	spec, _ := job["spec"].(map[string]any)
 	if spec == nil || spec["manualSelector"] == true {
 		return
@@ -182,6 +217,11 @@ func generateJobSelector(job map[string]any) {
 	md := metadata(job)
 	tmpl := child(spec, "template")
 	labels := child(metadata(tmpl), "labels")
+	// A Job created without labels takes its template's (defaulting
+	// shares the map, so they include the ones added here).
+	if noLabels {
+		defer func() { md["labels"] = value.DeepCopy(labels) }()
+	}
 	for _, l := range []string{"job-name", "batch.kubernetes.io/job-name"} {
 		if _, ok := labels[l]; !ok {
 			labels[l] = str(md, "name")

@@ -130,6 +130,13 @@ type txn struct {
 	reconciling map[objKey]bool
 	// request is who makes the current call, for managedFields.
 	request writeRequest
+	// quotas caches the quotas and usage of namespaces; quotaDirty lists
+	// the namespaces whose quota status finish updates.
+	quotas     map[string]*nsQuotas
+	quotaDirty map[string]bool
+	// repopulate lists the namespaces that lost an object the control
+	// plane keeps in every namespace.
+	repopulate []string
 }
 
 func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {
@@ -144,6 +151,16 @@ func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {
 
 // finish writes what the transaction kept in memory, before the commit.
 func (t *txn) finish() error {
+	for len(t.repopulate) > 0 {
+		ns := t.repopulate[0]
+		t.repopulate = t.repopulate[1:]
+		if err := t.populateNamespace(ns); err != nil {
+			return err
+		}
+	}
+	if err := t.syncQuotaStatus(); err != nil {
+		return err
+	}
 	if !t.revDirty {
 		return nil
 	}
@@ -246,9 +263,11 @@ func (t *txn) put(k objKey, obj map[string]any, old *record) error {
 		return t.wrap("put", k, err)
 	}
 	var before []string
+	var oldObj map[string]any
 	if old != nil {
-		before = old.owners
+		before, oldObj = old.owners, old.obj
 	}
+	t.quotaChanged(k, oldObj, obj)
 	if err := t.indexOwners(k, before, ownerUIDs(obj)); err != nil {
 		return err
 	}
@@ -288,6 +307,10 @@ func (t *txn) remove(k objKey, old *record, data []byte) error {
 	}
 	if err := t.indexOwners(k, old.owners, nil); err != nil {
 		return err
+	}
+	t.quotaChanged(k, old.obj, nil)
+	if controlPlaneOwned(k) {
+		t.repopulate = append(t.repopulate, k.namespace)
 	}
 	t.rev++
 	t.revDirty = true

@@ -121,6 +121,12 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	for _, f := range []string{"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(md, f)
 	}
+	// Admission names an object by the name the request gave, else by
+	// its generateName.
+	admitName := str(md, "name")
+	if admitName == "" {
+		admitName = str(md, "generateName")
+	}
 	generated := str(md, "name") == "" && str(md, "generateName") != ""
 	if generated {
 		md["name"] = generateName(str(md, "generateName"))
@@ -130,7 +136,11 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 		return nil, err
 	}
 	md = metadata(obj)
-	t.prepareForCreate(res, obj)
+	if err := t.mutateCreate(res, obj, admitName); err != nil {
+		return nil, err
+	}
+	md = metadata(obj)
+	t.prepareForCreate(res, obj, len(metaMap(in, "labels")) == 0)
 	if _, ok := t.generationRuleFor(res); ok {
 		md["generation"] = int64(1)
 	}
@@ -142,11 +152,15 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if err := t.validate(res, obj, nil); err != nil {
 		return nil, err
 	}
+	if err := t.validateCreate(res, obj, admitName); err != nil {
+		return nil, err
+	}
 	if err := t.trackUpdate(res, nil, obj); err != nil {
 		return nil, err
 	}
 	if gk == crdGK {
-		prepareCRD(obj, nil, now)
+		defaultCRD(obj)
+		obj["status"] = initialCRDStatus(obj)
 	}
 	if str(md, "resourceVersion") != "" {
 		return nil, internalError("resourceVersion should not be set on objects to be created")
@@ -175,7 +189,37 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if err := t.store(k, res, obj, nil); err != nil {
 		return nil, err
 	}
+	if err := t.afterCreate(k, res, obj); err != nil {
+		return nil, err
+	}
 	return obj, nil
+}
+
+// afterCreate is what the control plane's controllers do at once with a
+// new object, in the same transaction: a namespace gets its default
+// ServiceAccount and root CA ConfigMap, a CRD is established. obj, the
+// object as created, is what the create returns.
+func (t *txn) afterCreate(k objKey, res cluster.Resource, obj map[string]any) error {
+	switch k.gk {
+	case namespaceGK:
+		return t.populateNamespace(k.name)
+	case crdGK:
+		rec, err := t.load(k)
+		if err != nil || rec == nil {
+			return err
+		}
+		established := value.DeepCopyObject(rec.obj)
+		prepareCRD(established, nil, t.now())
+		return t.save(k, established, rec)
+	}
+	return nil
+}
+
+// metaMap returns a map field of obj's metadata, nil when it has none.
+func metaMap(obj map[string]any, field string) map[string]any {
+	md, _ := obj["metadata"].(map[string]any)
+	m, _ := md[field].(map[string]any)
+	return m
 }
 
 // store writes obj, new or over old (unless nothing changed), in the
@@ -360,6 +404,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	}
 	md = metadata(obj)
 	if !statusOnly {
+		t.mutateUpdate(res, obj, old.obj)
 		prepareForUpdate(res, obj, old.obj)
 		if k.gk == serviceGK {
 			if err := t.prepareService(k, obj, old.obj); err != nil {
@@ -379,10 +424,16 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	if err := t.validate(res, obj, old.obj); err != nil {
 		return nil, err
 	}
+	if !statusOnly {
+		if err := t.validateUpdate(res, obj, old.obj); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.trackUpdate(res, old.obj, obj); err != nil {
 		return nil, err
 	}
 	if k.gk == crdGK && !statusOnly {
+		defaultCRD(obj)
 		prepareCRD(obj, old.obj, t.now())
 	}
 
@@ -433,6 +484,9 @@ func prepareForUpdate(res cluster.Resource, obj, old map[string]any) {
 		} else {
 			delete(obj, "status")
 		}
+	}
+	if gkOf(res) == (groupKind{"apps", "DaemonSet"}) {
+		prepareDaemonSetUpdate(obj, old)
 	}
 	if gkOf(res) == namespaceGK {
 		if spec, ok := old["spec"]; ok {

@@ -14,9 +14,19 @@
 // whose one step is `apply -f FILE -o json`: the object as the API server
 // stores it on create.
 //
-// Each case runs in a namespace of its own on the real control plane,
-// which the recording names "default", so that the embedded cluster runs
-// the same steps in a fresh state's default namespace.
+// A case of kinds runs in a namespace of its own on the real control
+// plane, which the recording names "default"; the other cases run in the
+// default namespace and the recorder deletes what they created. The
+// embedded cluster runs the same steps in a fresh state's default
+// namespace.
+//
+// A get of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job,
+// CronJob, ReplicationController or Pod shows its status, and a pod's
+// node, as "<controllers>": the workload controllers and the kubelet write
+// them, at their own pace (the recording's control plane has neither
+// scheduler nor kubelet). The objects that apply, create and patch return
+// are compared whole. Error lines are compared without the prefix each
+// client words its own way (the API server's message is compared).
 //
 // # Masking
 //

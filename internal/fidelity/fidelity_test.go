@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,10 +80,12 @@ func runCase(t *testing.T, c Case, golden []byte) []string {
 	wantSteps, _ := want["steps"].([]any)
 	state := t.TempDir()
 	var got []any
+	var run [][]string
 	for _, args := range c.Steps {
 		if args[0] == Sleep {
 			continue
 		}
+		run = append(run, args)
 		stdout, stderr, code := konverge(t, state, c.Dir, args)
 		step, err := Outcome(args, code, stdout, stderr)
 		if err != nil {
@@ -103,11 +106,49 @@ func runCase(t *testing.T, c Case, golden []byte) []string {
 		return []string{fmt.Sprintf("%d steps recorded, %d run (record the case again)", len(wantSteps), len(got))}
 	}
 	for i := range got {
-		for _, d := range Diff(wantSteps[i], got[i]) {
-			diffs = append(diffs, fmt.Sprintf("step %d (%s): %s", i+1, strings.Join(c.Steps[i], " "), d))
+		for _, d := range Diff(comparable(wantSteps[i]), comparable(got[i])) {
+			diffs = append(diffs, fmt.Sprintf("step %d (%s): %s", i+1, strings.Join(run[i], " "), d))
 		}
 	}
 	return diffs
+}
+
+// comparable is a step as compared: error lines reduced to the API
+// server's message, without the prefix each client words its own way
+// (kubectl's `Error from server (Forbidden): error when creating "f.yaml": `,
+// konverge's `error: apply: f.yaml#1 (line 1) pod/web: `).
+func comparable(step any) any {
+	m, ok := step.(map[string]any)
+	if !ok {
+		return step
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	if s, ok := m["stderr"].(string); ok {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = serverMessage(l)
+		}
+		out["stderr"] = strings.Join(lines, "\n")
+	}
+	return out
+}
+
+var (
+	kubectlPrefix  = regexp.MustCompile(`^Error from server \([A-Za-z]+\): (error when [a-z ]+ "[^"]*": )?`)
+	konvergePrefix = regexp.MustCompile(`^error: (apply|create|replace|delete|patch): \S+#\d+ \(line \d+\) \S+: `)
+)
+
+func serverMessage(line string) string {
+	if m := kubectlPrefix.FindString(line); m != "" {
+		return strings.TrimPrefix(line, m)
+	}
+	if m := konvergePrefix.FindString(line); m != "" {
+		return strings.TrimPrefix(line, m)
+	}
+	return line
 }
 
 // konverge runs one command line of a case against the state in-process,

@@ -3,6 +3,7 @@ package fidelity
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,7 +39,11 @@ func Outcome(args []string, code int, stdout, stderr string) (Step, error) {
 			return s, nil
 		}
 		for _, o := range objs {
-			s.Objects = append(s.Objects, Mask(o))
+			o = Mask(o)
+			if args[0] == "get" {
+				maskControllers(o)
+			}
+			s.Objects = append(s.Objects, o)
 		}
 		return s, nil
 	}
@@ -103,6 +108,30 @@ func Mask(v any) any {
 	return maskWalk(v, "")
 }
 
+// controlled are the kinds whose status the workload controllers and the
+// kubelet write: a get shows it as they left it, which depends on timing
+// and on the node (the real control plane of the recording has no
+// scheduler and no kubelet).
+var controlled = map[string]bool{
+	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true,
+}
+
+// maskControllers masks the status of a controlled object that a get
+// printed, and a pod's node.
+func maskControllers(v any) {
+	obj, ok := v.(map[string]any)
+	if !ok || !controlled[fmt.Sprint(obj["kind"])] {
+		return
+	}
+	if _, ok := obj["status"]; ok {
+		obj["status"] = "<controllers>"
+	}
+	if spec, ok := obj["spec"].(map[string]any); ok && obj["kind"] == "Pod" {
+		delete(spec, "nodeName")
+	}
+}
+
 // maskObject masks what depends on the object's kind.
 func maskObject(obj map[string]any) {
 	md, _ := obj["metadata"].(map[string]any)
@@ -112,6 +141,17 @@ func maskObject(obj map[string]any) {
 		}
 	}
 	switch obj["kind"] {
+	case "Service":
+		// The kubernetes Service targets the API server's port.
+		if md["name"] == "kubernetes" && md["namespace"] == "default" {
+			spec, _ := obj["spec"].(map[string]any)
+			ports, _ := spec["ports"].([]any)
+			for _, p := range ports {
+				if pm, ok := p.(map[string]any); ok {
+					pm["targetPort"] = "<port>"
+				}
+			}
+		}
 	case "ConfigMap":
 		if md["name"] == "kube-root-ca.crt" {
 			if data, ok := obj["data"].(map[string]any); ok {

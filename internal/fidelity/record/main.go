@@ -88,6 +88,9 @@ func record(root, run, kubectl string) error {
 }
 
 func recordCase(c fidelity.Case, kubectl, kubeconfig, tmp string) (fidelity.Recording, error) {
+	if !strings.HasPrefix(c.Name, "kinds/") {
+		return recordInDefault(c, kubectl, kubeconfig)
+	}
 	ns := fidelity.Namespace(c)
 	admin := func(args ...string) (string, error) {
 		out, errOut, code := runKubectl(kubectl, kubeconfig, "", args...)
@@ -141,6 +144,35 @@ func recordCase(c fidelity.Case, kubectl, kubeconfig, tmp string) (fidelity.Reco
 		runKubectl(kubectl, cfg, c.Dir, "delete", "-f", f, "--ignore-not-found", "--wait=false")
 	}
 	_, _ = admin("delete", "namespace", ns, "--wait=false")
+	return rec, nil
+}
+
+// recordInDefault runs a case in the default namespace, which holds what
+// it holds in every cluster (the kubernetes Service), and deletes what the
+// case created, waiting for it to go.
+func recordInDefault(c fidelity.Case, kubectl, kubeconfig string) (fidelity.Recording, error) {
+	cleanup := func() {
+		files := manifests(c)
+		for i := len(files) - 1; i >= 0; i-- {
+			runKubectl(kubectl, kubeconfig, c.Dir, "delete", "-f", files[i], "--ignore-not-found", "--cascade=foreground", "--wait=true", "--timeout=90s")
+		}
+	}
+	cleanup()
+	rec := fidelity.Recording{Case: c.Name}
+	for _, args := range c.Steps {
+		if args[0] == fidelity.Sleep {
+			secs, _ := strconv.ParseFloat(args[1], 64)
+			time.Sleep(time.Duration(secs * float64(time.Second)))
+			continue
+		}
+		stdout, stderr, code := runKubectl(kubectl, kubeconfig, c.Dir, args...)
+		step, err := fidelity.Outcome(args, code, stdout, stderr)
+		if err != nil {
+			return rec, err
+		}
+		rec.Steps = append(rec.Steps, step)
+	}
+	cleanup()
 	return rec, nil
 }
 
