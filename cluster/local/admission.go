@@ -33,10 +33,10 @@ var (
 
 // Names the ServiceAccount admission plugin uses.
 const (
-	defaultServiceAccount = "default"
-	tokenVolumePrefix     = "kube-api-access-"
-	tokenMountPath        = "/var/run/secrets/kubernetes.io/serviceaccount"
-	mirrorPodAnnotation   = "kubernetes.io/config.mirror"
+	defaultServiceAccount      = "default"
+	tokenVolumePrefix          = "kube-api-access-"
+	tokenMountPath             = "/var/run/secrets/kubernetes.io/serviceaccount"
+	mirrorPodAnnotation        = "kubernetes.io/config.mirror"
 	defaultClassAnnotation     = "storageclass.kubernetes.io/is-default-class"
 	betaDefaultClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
 )

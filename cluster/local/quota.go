@@ -31,7 +31,9 @@ func (u usageSet) add(name string, q resource.Quantity) {
 	}
 }
 
-func (u usageSet) addInt(name string, n int64) { u.add(name, *resource.NewQuantity(n, resource.DecimalSI)) }
+func (u usageSet) addInt(name string, n int64) {
+	u.add(name, *resource.NewQuantity(n, resource.DecimalSI))
+}
 
 // quotaResourceName is "count/<plural>[.<group>]", the object-count name
 // of a kind.
