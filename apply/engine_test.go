@@ -172,7 +172,10 @@ func TestAdmissionGatesOrderWrites(t *testing.T) {
 	pod := func(name string) string {
 		return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec: {serviceAccountName: runner, containers: [{name: c, image: busybox}]}\n"
 	}
-	input := pod("before") + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: runner}\n" + pod("after-1") + configMaps(2, "x") + pod("after-2")
+	// The first pod runs as the default ServiceAccount: runner does not
+	// exist yet.
+	before := strings.Replace(pod("before"), "serviceAccountName: runner, ", "", 1)
+	input := before + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: runner}\n" + pod("after-1") + configMaps(2, "x") + pod("after-2")
 	res := mustApply(t, rec, apply.Options{}, parse(t, input))
 	if got := lines(res); got != "pod/before created\nserviceaccount/runner created\npod/after-1 created\nconfigmap/cm-0 created\nconfigmap/cm-1 created\npod/after-2 created\n" {
 		t.Fatalf("results:\n%s", got)
