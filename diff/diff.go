@@ -38,6 +38,9 @@ type Options struct {
 	ShowSecrets bool
 	// ShowManagedFields keeps metadata.managedFields.
 	ShowManagedFields bool
+	// Concurrency and Progress are apply's.
+	Concurrency int
+	Progress    func(apply.Progress)
 }
 
 // Action is what applying would do to an object.
@@ -152,6 +155,8 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 		Prune:            o.Prune,
 		PruneAll:         o.Prune && o.Selector == "",
 		PruneAllowlist:   o.PruneAllowlist,
+		Concurrency:      o.Concurrency,
+		Progress:         o.Progress,
 	}
 	results, err := apply.New(d.c, opts).Apply(ctx, objs)
 	if err != nil {

@@ -22,7 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,9 +34,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/disk"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/homedir"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/kinds"
@@ -49,6 +54,34 @@ type Cluster struct {
 
 var _ cluster.Interface = (*Cluster)(nil)
 
+// Options tune Open. The zero value caches nothing on disk and does not
+// throttle requests.
+type Options struct {
+	// CacheDir keeps the server's discovery and OpenAPI v3 documents on
+	// disk, as kubectl does in ~/.kube/cache (DefaultCacheDir): discovery
+	// under discovery/<host>, trusted for six hours and read again when a
+	// kind is missing from it; the HTTP responses, OpenAPI included, under
+	// http, revalidated with their ETag (the OpenAPI documents are named
+	// by their hash, so a changed one is fetched again). "" caches nothing.
+	CacheDir string
+}
+
+// DefaultCacheDir is kubectl's cache directory: $KUBECACHEDIR, else
+// ~/.kube/cache ("" when there is no home directory).
+func DefaultCacheDir() string {
+	if d := os.Getenv("KUBECACHEDIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".kube", "cache")
+}
+
+// discoveryTTL is how long cached discovery is trusted, kubectl's.
+const discoveryTTL = 6 * time.Hour
+
 // FromKubeconfig connects to the cluster of a kubeconfig file and context
 // ("" for the file's current context). The server's warnings go to
 // standard error, once each, as kubectl prints them.
@@ -60,25 +93,46 @@ func FromKubeconfig(path, context string) (*Cluster, error) {
 	return New(cfg)
 }
 
-// RESTConfig reads the client configuration of a kubeconfig file and
-// context ("" for the file's current context), for New.
+// RESTConfig reads the client configuration of a kubeconfig as kubectl
+// does: the file path when it is not "", else the files of $KUBECONFIG,
+// else ~/.kube/config; context "" means the current context.
 func RESTConfig(path, context string) (*rest.Config, error) {
-	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		// ~/.kube/config of the home directory of now (client-go's is
+		// the one of the process's start).
+		rules.Precedence = []string{filepath.Join(homedir.HomeDir(), clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
+	}
+	rules.ExplicitPath = path
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
+		if path == "" {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
 		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// New connects to the API server of cfg and reads what it serves. Without
-// a WarningHandler in cfg, the server's warnings go to standard error,
-// once each ("Warning: ...").
+// New connects to the API server of cfg and reads what it serves, with
+// no disk cache: Open(cfg, Options{}).
 func New(cfg *rest.Config) (*Cluster, error) {
+	return Open(cfg, Options{})
+}
+
+// Open connects to the API server of cfg and reads what it serves.
+//
+// Without a rate limiter in cfg (QPS 0, as rest.Config comes from a
+// kubeconfig), requests are not throttled on the client: the server's
+// API Priority and Fairness protects it, and answers 429 with a
+// Retry-After, which the client honours. A QPS above 0 sets a token
+// bucket of QPS and Burst. Without a WarningHandler in cfg, the server's
+// warnings go to standard error, once each ("Warning: ...").
+func Open(cfg *rest.Config, opts Options) (*Cluster, error) {
 	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = 50, 100
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS = -1
 	}
 	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
 		cfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
@@ -87,7 +141,14 @@ func New(cfg *rest.Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	var disc discovery.DiscoveryInterface
+	if opts.CacheDir != "" {
+		disc, err = disk.NewCachedDiscoveryClientForConfig(cfg,
+			filepath.Join(opts.CacheDir, "discovery", hostDir(cfg.Host)),
+			filepath.Join(opts.CacheDir, "http"), discoveryTTL)
+	} else {
+		disc, err = discovery.NewDiscoveryClientForConfig(cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
 	}
@@ -100,6 +161,17 @@ func New(cfg *rest.Config) (*Cluster, error) {
 		return c.Get(ctx, kschema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", name)
 	})
 	return c, nil
+}
+
+// unsafeHostChars are the characters of a host kubectl replaces in the
+// name of its discovery cache directory.
+var unsafeHostChars = regexp.MustCompile(`[^(\w/.)]`)
+
+// hostDir is the directory name of a host's discovery cache, kubectl's
+// ("127.0.0.1_6443").
+func hostDir(host string) string {
+	host = strings.Replace(strings.Replace(host, "https://", "", 1), "http://", "", 1)
+	return unsafeHostChars.ReplaceAllString(host, "_")
 }
 
 // discover lists the kinds the server serves, preferred versions first.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/discovery"
@@ -16,11 +17,19 @@ import (
 )
 
 // mapper is the kinds of a real API server: what its discovery lists (in
-// a kinds.Mapper), and the merge schemas of its /openapi/v3 documents,
+// a kinds.Mapper, read again when a kind is missing, as kubectl's
+// deferred discovery mapper does, so that the kinds of a CRD created
+// meanwhile appear), and the merge schemas of its /openapi/v3 documents,
 // read the first time a kind of a group version needs one and kept for
 // the life of the Cluster.
 type mapper struct {
-	*kinds.Mapper
+	cur  atomic.Pointer[kinds.Mapper]
+	disc discovery.DiscoveryInterface
+
+	// refreshMu serializes discovery; refreshed is when it last ran.
+	refreshMu sync.Mutex
+	refreshed time.Time
+
 	// builtin is konverge's own schemas of Kubernetes' built-in kinds, the
 	// answer when the server has no document for a group version (or does
 	// not describe the kind in it).
@@ -56,15 +65,72 @@ var _ cluster.Mapper = (*mapper)(nil)
 
 func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface, getCRD func(ctx context.Context, name string) (map[string]any, error)) *mapper {
 	builtin := kschema.Builtin()
-	return &mapper{
-		Mapper:  kinds.NewMapper(resources, builtin),
-		builtin: builtin,
-		openapi: disc.OpenAPIV3(),
-		getCRD:  getCRD,
-		gvs:     map[string]*gvSchemas{},
-		crds:    map[string]*crdSchemas{},
+	m := &mapper{
+		disc:      disc,
+		refreshed: time.Now(),
+		builtin:   builtin,
+		openapi:   disc.OpenAPIV3(),
+		getCRD:    getCRD,
+		gvs:       map[string]*gvSchemas{},
+		crds:      map[string]*crdSchemas{},
 	}
+	m.cur.Store(kinds.NewMapper(resources, builtin))
+	return m
 }
+
+// refreshInterval is the least time between two discoveries caused by a
+// missing kind: a loop that waits for a kind to be served asks no more
+// often than that.
+const refreshInterval = 200 * time.Millisecond
+
+// refresh reads discovery again (past any cache) unless it was read since
+// the caller looked, or less than refreshInterval ago; it reports whether
+// the kinds may have changed.
+func (m *mapper) refresh(seen *kinds.Mapper) bool {
+	m.refreshMu.Lock()
+	defer m.refreshMu.Unlock()
+	if m.cur.Load() != seen {
+		return true
+	}
+	if time.Since(m.refreshed) < refreshInterval {
+		return false
+	}
+	if c, ok := m.disc.(discovery.CachedDiscoveryInterface); ok {
+		c.Invalidate()
+	}
+	m.refreshed = time.Now()
+	resources, err := discover(m.disc)
+	if err != nil {
+		return false
+	}
+	m.cur.Store(kinds.NewMapper(resources, m.builtin))
+	return true
+}
+
+// ResourceFor implements cluster.Mapper; a kind it does not know makes it
+// read discovery again.
+func (m *mapper) ResourceFor(gvk kschema.GVK) (cluster.Resource, error) {
+	cur := m.cur.Load()
+	res, err := cur.ResourceFor(gvk)
+	if err != nil && cluster.IsNotFound(err) && m.refresh(cur) {
+		return m.cur.Load().ResourceFor(gvk)
+	}
+	return res, err
+}
+
+// Find implements cluster.Mapper; a name it does not know makes it read
+// discovery again.
+func (m *mapper) Find(name string) (cluster.Resource, error) {
+	cur := m.cur.Load()
+	res, err := cur.Find(name)
+	if err != nil && m.refresh(cur) {
+		return m.cur.Load().Find(name)
+	}
+	return res, err
+}
+
+// Resources implements cluster.Mapper.
+func (m *mapper) Resources() []cluster.Resource { return m.cur.Load().Resources() }
 
 // openAPIPath is where /openapi/v3 lists a group version ("api/v1",
 // "apis/apps/v1").

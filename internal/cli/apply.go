@@ -31,6 +31,8 @@ type ApplyOptions struct {
 	PruneAllowlist []string
 	ApplySet       string
 	ManagedFieldsFlags
+
+	Concurrency int
 }
 
 func init() {
@@ -76,6 +78,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types.")
 	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.IntVar(&o.Concurrency, "concurrency", apply.DefaultConcurrency, "Requests in flight at once on a real cluster (reads, dry runs, writes, deletions).")
 	f.StringVar(&o.ApplySet, "applyset", "", "The name of the ApplySet that tracks which resources are being managed, for the purposes of determining what to prune. Live resources that are part of the ApplySet but have been removed from the provided configs will be deleted. Format: [RESOURCE][.GROUP]/NAME. A Secret will be used if no resource or group is specified.")
 	return cmd
 }
@@ -113,8 +116,15 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		Prune:            o.Prune,
 		PruneAll:         o.All,
 		ApplySet:         o.ApplySet,
+		Concurrency:      o.Concurrency,
 		Warn:             func(msg string) { printWarning(errOut, msg) },
 	}
+	progress := &progressLine{}
+	if sess.Store == nil {
+		progress = newProgressLine(errOut)
+		opts.Progress = progress.Update
+	}
+	defer progress.Close()
 	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
 		opts.FieldManager = apply.FieldManagerServerSideApply
 	}
@@ -126,6 +136,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		opts.PruneAllowlist = gvks
 	}
 	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
+	progress.Close()
 	// Results before an error are what was done (on a real cluster, a
 	// write can fail after others succeeded): print them all.
 	if perr := printResults(out, errOut, results, o.Output, o.ShowManagedFields); perr != nil && err == nil {

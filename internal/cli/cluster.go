@@ -25,6 +25,13 @@ type Globals struct {
 	// Kubeconfig and Context name a real cluster (--kubeconfig, --context).
 	Kubeconfig string
 	Context    string
+	// CacheDir is where discovery and OpenAPI of a real cluster are cached
+	// (--cache-dir); "" means $KUBECACHEDIR, else ~/.kube/cache.
+	CacheDir string
+	// QPS and Burst throttle the requests to a real cluster (--qps,
+	// --burst); QPS 0 means no client-side limit.
+	QPS   float32
+	Burst int
 	// Namespace is -n/--namespace; NamespaceSet reports that it was given.
 	Namespace    string
 	NamespaceSet bool
@@ -35,7 +42,10 @@ func (g *Globals) AddFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&g.State, "state", "", "directory of the embedded cluster (default $KONVERGE_STATE, else ./.konverge)")
 	f.StringVar(&g.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file: act on that real cluster instead of the embedded one ($KUBECONFIG alone does not)")
-	f.StringVar(&g.Context, "context", "", "the kubeconfig context to use")
+	f.StringVar(&g.Context, "context", "", "the kubeconfig context to use: act on that real cluster, from --kubeconfig, else $KUBECONFIG, else ~/.kube/config")
+	f.StringVar(&g.CacheDir, "cache-dir", "", "directory of the discovery and OpenAPI cache of a real cluster (default $KUBECACHEDIR, else ~/.kube/cache)")
+	f.Float32Var(&g.QPS, "qps", 0, "requests per second to a real cluster at most; 0 means no client-side limit (the server's API Priority and Fairness protects it)")
+	f.IntVar(&g.Burst, "burst", 0, "requests a real cluster may get at once above --qps (default 2 x --qps)")
 	f.StringVarP(&g.Namespace, "namespace", "n", "", "the namespace of this request (default \"default\")")
 }
 
@@ -53,6 +63,10 @@ func (g *Globals) Ns() string {
 	}
 	return g.Namespace
 }
+
+// realCluster reports whether the flags select a real cluster:
+// --kubeconfig or --context.
+func (g *Globals) realCluster() bool { return g.Kubeconfig != "" || g.Context != "" }
 
 // StateDir returns the directory of the embedded cluster.
 func (g *Globals) StateDir() string {
@@ -108,11 +122,11 @@ func (s *Session) Close(ctx context.Context) error {
 // the command sees it (the virtual clock and the controllers hook in here).
 var openHooks []func(ctx context.Context, g *Globals, s *Session) error
 
-// Open opens the cluster the flags name: a real one with --kubeconfig
-// (see kube.go; $KUBECONFIG alone does not select it), else the embedded
-// cluster under StateDir, created on first use.
+// Open opens the cluster the flags name: a real one with --kubeconfig or
+// --context (see kube.go; $KUBECONFIG alone does not select it), else the
+// embedded cluster under StateDir, created on first use.
 func (g *Globals) Open(ctx context.Context) (*Session, error) {
-	if g.Kubeconfig != "" {
+	if g.realCluster() {
 		return g.openKube()
 	}
 	clk := newSessionClock(ctx)

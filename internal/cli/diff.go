@@ -28,6 +28,7 @@ type DiffOptions struct {
 	Prune             bool
 	Selector          string
 	PruneAllowlist    []string
+	Concurrency       int
 }
 
 func init() {
@@ -74,6 +75,7 @@ konverge or the diff program failed.`,
 	f.BoolVar(&o.Prune, "prune", false, "Include resources that would be deleted by pruning. Can be used with -l and default shows all resources would be pruned")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.IntVar(&o.Concurrency, "concurrency", apply.DefaultConcurrency, "Requests in flight at once on a real cluster.")
 	return cmd
 }
 
@@ -117,7 +119,14 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 		Prune:             o.Prune,
 		ShowSecrets:       o.ShowSecret,
 		ShowManagedFields: o.ShowManagedFields,
+		Concurrency:       o.Concurrency,
 	}
+	progress := &progressLine{}
+	if sess.Store == nil {
+		progress = newProgressLine(errOut)
+		opts.Progress = progress.Update
+	}
+	defer progress.Close()
 	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
 		opts.FieldManager = apply.FieldManagerServerSideApply
 	}
@@ -129,6 +138,7 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 		opts.PruneAllowlist = gvks
 	}
 	report, err := diff.New(sess.Cluster, opts).Run(ctx, objs)
+	progress.Close()
 	if err != nil {
 		return fail(errOut, diff.ExitCode(nil, err), err)
 	}

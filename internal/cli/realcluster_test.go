@@ -226,4 +226,30 @@ current-context: one
 	if _, errOut, code := konvergeRun(t, nil, "--kubeconfig", kc, "--context", "nope", "get", "pods"); code == 0 || !strings.Contains(errOut, `"nope"`) {
 		t.Errorf("--context of a missing context: exit %d, %q", code, errOut)
 	}
+
+	// --context alone selects a real cluster too, found as kubectl finds
+	// it: in $KUBECONFIG, else in ~/.kube/config.
+	t.Setenv("KUBECACHEDIR", t.TempDir())
+	t.Setenv("KUBECONFIG", kc)
+	if _, errOut, code := konvergeRun(t, nil, "--context", "one", "get", "pods"); code == 0 || !strings.Contains(errOut, "127.0.0.1:1") || strings.Contains(errOut, secret) {
+		t.Errorf("--context with $KUBECONFIG: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := konvergeRun(t, nil, "--context", "nope", "get", "pods"); code == 0 || !strings.Contains(errOut, `"nope"`) {
+		t.Errorf("--context of a missing context in $KUBECONFIG: exit %d, %q", code, errOut)
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".kube", "config"), []byte(strings.Replace(cfg, "127.0.0.1:1", "127.0.0.1:2", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	if _, errOut, code := konvergeRun(t, nil, "--context", "one", "get", "pods"); code == 0 || !strings.Contains(errOut, "127.0.0.1:2") {
+		t.Errorf("--context with ~/.kube/config: exit %d, %q", code, errOut)
+	}
+	if out, errOut, code := konvergeRun(t, nil, "--state", state, "get", "namespaces"); code != 0 || !strings.Contains(out, "default") {
+		t.Errorf("without --kubeconfig and --context, the embedded cluster: exit %d, %q %q", code, out, errOut)
+	}
 }

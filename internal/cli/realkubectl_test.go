@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +75,69 @@ func TestRealDiffTruthMatchesKubectl(t *testing.T) {
 		}
 		if a, b := realcluster.Comparable(t, k, nsK), realcluster.Comparable(t, c, nsC); a != b {
 			t.Errorf("%s differs:\nkubectl:  %s\nkonverge: %s", kind, a, b)
+		}
+	}
+}
+
+// TestRealApplyCRDAndItsResources applies, in one input, a Namespace, a
+// CustomResourceDefinition and a resource of it (after them in applying
+// order, before them in the input), on a real cluster: the kind appears to
+// konverge once the CRD is Established, the lines come in input order, and
+// a re-apply sends nothing. A second process finds discovery and OpenAPI
+// in the disk cache.
+func TestRealApplyCRDAndItsResources(t *testing.T) {
+	kc := realcluster.Kubeconfig(t)
+	cache := t.TempDir()
+	t.Setenv("KUBECACHEDIR", cache)
+	suffix := fmt.Sprint(time.Now().UnixNano() % 1e9)
+	group := "g" + suffix + ".konverge.example"
+	dir := t.TempDir()
+	writeFile(t, dir+"/a-widget.yaml", []byte(`apiVersion: `+group+`/v1
+kind: Widget
+metadata: {name: w, namespace: crd-`+suffix+`}
+spec: {size: 3}
+`))
+	writeFile(t, dir+"/b-crd.yaml", []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.`+group+`}
+spec:
+  group: `+group+`
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`))
+	writeFile(t, dir+"/c-namespace.yaml", []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: crd-"+suffix+"}\n"))
+	defer kubectlRun(t, kc, nil, "delete", "-f", dir+"/b-crd.yaml", "--wait=false")
+	defer kubectlRun(t, kc, nil, "delete", "-f", dir+"/c-namespace.yaml", "--wait=false")
+
+	out, errOut, code := konvergeRun(t, nil, "--kubeconfig", kc, "apply", "-f", dir)
+	want := "widget." + group + "/w created\ncustomresourcedefinition.apiextensions.k8s.io/widgets." + group + " created\nnamespace/crd-" + suffix + " created\n"
+	if code != 0 || out != want {
+		t.Fatalf("apply: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+	out, errOut, code = konvergeRun(t, nil, "--kubeconfig", kc, "apply", "-f", dir)
+	if code != 0 || out != strings.ReplaceAll(want, "created", "unchanged") {
+		t.Fatalf("re-apply: exit %d\n%s%s", code, out, errOut)
+	}
+	got, errOut, code := kubectlRun(t, kc, nil, "get", "widgets."+group, "w", "-n", "crd-"+suffix, "-o", "jsonpath={.spec.size}")
+	if code != 0 || got != "3" {
+		t.Errorf("kubectl get widget: %q %s", got, errOut)
+	}
+	for _, sub := range []string{"discovery", "http"} {
+		entries, err := os.ReadDir(filepath.Join(cache, sub))
+		if err != nil || len(entries) == 0 {
+			t.Errorf("nothing cached in %s/%s: %v", cache, sub, err)
 		}
 	}
 }

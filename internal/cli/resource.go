@@ -22,7 +22,7 @@ var testOpen func(ctx context.Context, g *Globals) (*Session, error)
 // openResourceSession opens the cluster for one command (through
 // openSession, or testOpen in tests).
 func (g *Globals) openResourceSession(ctx context.Context) (*Session, error) {
-	if testOpen != nil && g.Kubeconfig == "" {
+	if testOpen != nil && !g.realCluster() {
 		return testOpen(ctx, g)
 	}
 	return g.openSession(ctx)

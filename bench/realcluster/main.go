@@ -1,0 +1,518 @@
+// Command realcluster benchmarks konverge against kubectl on a real
+// control plane: it starts etcd and kube-apiserver v1.37.1 on loopback
+// (scripts/realcluster.sh, binaries from REALCLUSTER_HOME/bin), generates
+// directories of N objects (a third each Deployments, Services and
+// ConfigMaps), and runs the same steps with kubectl (the one built with the
+// control plane) into one namespace and with konverge --kubeconfig into
+// another, in the same run:
+//
+//  1. first apply
+//  2. no-op re-apply
+//  3. diff after changing 100 objects
+//  4. apply of those changes
+//  5. apply --prune -l after removing the Services
+//
+// It prints each tool's wall time per step and the ratio (kubectl's time
+// over konverge's), checks after each step that the live objects of both
+// namespaces are identical (uids, resourceVersions, times and the
+// namespace's name masked) and that both exited with the same status and
+// printed the same result lines, and fails when they do not.
+//
+//	go run ./bench/realcluster                       # 300 objects
+//	go run ./bench/realcluster -n 300,1000,10000 -runs 3
+//	go run ./bench/realcluster -kubeconfig ~/.kube/config   # a running cluster
+//
+// Both tools keep their discovery and OpenAPI caches in one KUBECACHEDIR of
+// the run, warmed by an untimed apply before the steps.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/kube"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+type config struct {
+	konverge, kubectl string
+	kubeconfig        string
+	cacheDir          string
+	extraArgs         []string
+}
+
+func main() {
+	sizes := flag.String("n", "300", "numbers of objects, comma-separated")
+	runs := flag.Int("runs", 1, "runs of every step, each in fresh namespaces; the median is reported")
+	changed := flag.Int("changed", 100, "objects changed for the diff and the apply of changes")
+	home := flag.String("home", os.Getenv("REALCLUSTER_HOME"), "REALCLUSTER_HOME whose bin/ holds etcd, kube-apiserver and kubectl (default ~/.cache/realcluster)")
+	kubeconfig := flag.String("kubeconfig", "", "a running cluster to use instead of starting one (kubectl must be on PATH or in -home)")
+	script := flag.String("script", "scripts/realcluster.sh", "the control plane script")
+	bin := flag.String("bin", "", "konverge binary (default: build ./cmd/konverge)")
+	concurrency := flag.Int("concurrency", 0, "konverge --concurrency (0: its default)")
+	keep := flag.Bool("keep", false, "keep the work directory and leave the objects")
+	flag.Parse()
+	log.SetFlags(0)
+
+	if *home == "" {
+		h, _ := os.UserHomeDir()
+		*home = filepath.Join(h, ".cache", "realcluster")
+	}
+	work, err := os.MkdirTemp("", "konverge-realbench-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *keep {
+		log.Printf("work directory: %s", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	cfg := config{kubectl: filepath.Join(*home, "bin", "kubectl"), cacheDir: filepath.Join(work, "cache")}
+	if _, err := os.Stat(cfg.kubectl); err != nil {
+		if cfg.kubectl, err = exec.LookPath("kubectl"); err != nil {
+			log.Fatalf("no kubectl in %s/bin or on PATH", *home)
+		}
+	}
+	if *concurrency > 0 {
+		cfg.extraArgs = []string{"--concurrency", strconv.Itoa(*concurrency)}
+	}
+	cfg.konverge = *bin
+	if cfg.konverge == "" {
+		cfg.konverge = filepath.Join(work, "konverge")
+		if out, err := exec.Command("go", "build", "-o", cfg.konverge, "./cmd/konverge").CombinedOutput(); err != nil {
+			log.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+
+	cfg.kubeconfig = *kubeconfig
+	if cfg.kubeconfig == "" {
+		stop, kc, err := startControlPlane(*script, *home, filepath.Join(work, "home"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer stop()
+		cfg.kubeconfig = kc
+	}
+	c, err := kube.FromKubeconfig(cfg.kubeconfig, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	version, _, _ := cfg.run(cfg.kubectl, "version")
+	fmt.Printf("konverge against kubectl on a real control plane; %s", version)
+	if err := cfg.warmUp(work); err != nil {
+		log.Fatalf("warm-up: %v", err)
+	}
+
+	failed := false
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 3 {
+			log.Fatalf("-n %q: want numbers of 3 or more", s)
+		}
+		if !cfg.bench(c, work, n, min(*changed, n), *runs, *keep) {
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// startControlPlane runs the script's up in a home of the run whose bin
+// is the given home's, and returns how to stop it and its kubeconfig.
+func startControlPlane(script, from, home string) (func(), string, error) {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, "", err
+	}
+	if err := os.Symlink(filepath.Join(from, "bin"), filepath.Join(home, "bin")); err != nil {
+		return nil, "", err
+	}
+	env := append(os.Environ(), "REALCLUSTER_HOME="+home)
+	up := exec.Command(script, "up")
+	up.Env, up.Stdout, up.Stderr = env, os.Stderr, os.Stderr
+	stop := func() {
+		down := exec.Command(script, "down")
+		down.Env = env
+		if out, err := down.CombinedOutput(); err != nil {
+			log.Printf("%s down: %v\n%s", script, err, out)
+		}
+	}
+	if err := up.Run(); err != nil {
+		stop()
+		return nil, "", fmt.Errorf("%s up: %w", script, err)
+	}
+	return stop, filepath.Join(home, "kubeconfig"), nil
+}
+
+// run runs a tool with the run's kubeconfig and cache directory.
+func (cfg config) run(tool string, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(tool, append([]string{"--kubeconfig", cfg.kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+cfg.cacheDir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		log.Fatalf("%s: %v", tool, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// warmUp fills the discovery and OpenAPI caches of both tools with an
+// apply of every kind of the benchmark into a namespace of its own.
+func (cfg config) warmUp(work string) error {
+	dir := filepath.Join(work, "warm")
+	generate(dir, 3, 0, false, false)
+	for _, tool := range []string{cfg.kubectl, cfg.konverge} {
+		ns := "warm-" + filepath.Base(tool)
+		if _, errOut, code := cfg.run(cfg.kubectl, "create", "namespace", ns); code != 0 {
+			return errors.New(errOut)
+		}
+		if _, errOut, code := cfg.run(tool, "apply", "-n", ns, "-f", dir); code != 0 {
+			return errors.New(errOut)
+		}
+	}
+	return nil
+}
+
+// step is one step of the benchmark: a command and the directory it runs on.
+type step struct {
+	name string
+	args []string
+}
+
+// outcome is one tool's run of one step.
+type outcome struct {
+	wall   time.Duration
+	code   int
+	stdout string
+	stderr string
+}
+
+// bench runs the steps on n objects, runs times, and prints the table; it
+// reports whether both tools agreed everywhere.
+func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep bool) bool {
+	dir := filepath.Join(work, fmt.Sprintf("n%d", n))
+	v1, v2, v3 := filepath.Join(dir, "v1"), filepath.Join(dir, "v2"), filepath.Join(dir, "v3")
+	generate(v1, n, 0, false, true)
+	generate(v2, n, changed, false, true)
+	generate(v3, n, changed, true, true)
+	steps := []step{
+		{"first apply", []string{"apply", "-f", v1}},
+		{"no-op re-apply", []string{"apply", "-f", v1}},
+		{fmt.Sprintf("diff, %d changed", changed), []string{"diff", "-f", v2}},
+		{fmt.Sprintf("apply of %d changes", changed), []string{"apply", "-f", v2}},
+		{"prune (Services removed)", []string{"apply", "-f", v3, "--prune", "-l", "tier=bench"}},
+	}
+	walls := make([][2][]time.Duration, len(steps))
+	notes := make([][]string, len(steps))
+	ok := true
+	for r := range runs {
+		nsK, nsC := fmt.Sprintf("kubectl-%d-%d", n, r), fmt.Sprintf("konverge-%d-%d", n, r)
+		for _, ns := range []string{nsK, nsC} {
+			if _, errOut, code := cfg.run(cfg.kubectl, "create", "namespace", ns); code != 0 {
+				log.Fatalf("create namespace %s: %s", ns, errOut)
+			}
+		}
+		for i, s := range steps {
+			var out [2]outcome
+			// Alternate which tool goes first, run by run.
+			order := []int{0, 1}
+			if r%2 == 1 {
+				order = []int{1, 0}
+			}
+			for _, t := range order {
+				tool, ns, extra := cfg.kubectl, nsK, []string(nil)
+				if t == 1 {
+					tool, ns, extra = cfg.konverge, nsC, cfg.extraArgs
+				}
+				args := append(append([]string{"-n", ns}, s.args...), extra...)
+				start := time.Now()
+				stdout, stderr, code := cfg.run(tool, args...)
+				out[t] = outcome{wall: time.Since(start), code: code, stdout: stdout, stderr: stderr}
+				walls[i][t] = append(walls[i][t], out[t].wall)
+			}
+			var problems []string
+			if out[0].code != out[1].code {
+				problems = append(problems, fmt.Sprintf("exit %d/%d", out[0].code, out[1].code))
+			}
+			if s.args[0] == "apply" && out[0].stdout != out[1].stdout {
+				problems = append(problems, "lines differ")
+				log.Printf("%s, %d objects: kubectl printed:\n%s%s\nkonverge printed:\n%s%s", s.name, n,
+					head(out[0].stdout), head(out[0].stderr), head(out[1].stdout), head(out[1].stderr))
+			}
+			if out[0].code > 1 || (s.args[0] == "apply" && out[0].code != 0) {
+				problems = append(problems, "kubectl failed")
+				log.Printf("%s: kubectl: %s", s.name, head(out[0].stderr))
+			}
+			if out[1].code > 1 || (s.args[0] == "apply" && out[1].code != 0) {
+				problems = append(problems, "konverge failed")
+				log.Printf("%s: konverge: %s", s.name, head(out[1].stderr))
+			}
+			same, detail, err := compareLive(c, nsK, nsC)
+			switch {
+			case err != nil:
+				log.Fatalf("reading the live objects: %v", err)
+			case !same:
+				problems = append(problems, "live objects differ")
+				log.Printf("%s, %d objects: %s", s.name, n, detail)
+			}
+			if r == 0 {
+				notes[i] = append(notes[i], fmt.Sprintf("exit %d/%d", out[0].code, out[1].code))
+				if same {
+					notes[i] = append(notes[i], detail)
+				}
+			}
+			if len(problems) > 0 {
+				ok = false
+				notes[i] = append(notes[i], strings.Join(problems, ", "))
+			}
+		}
+		if !keep {
+			for _, ns := range []string{nsK, nsC} {
+				if err := clear(c, ns); err != nil {
+					log.Printf("clearing %s: %v", ns, err)
+				}
+			}
+		}
+	}
+	fmt.Printf("\n%d objects (%d Deployments, %d Services, %d ConfigMaps), median of %d run(s):\n", n, count(n, 0), count(n, 1), count(n, 2), runs)
+	fmt.Printf("%-26s %10s %10s %8s  %s\n", "step", "kubectl", "konverge", "ratio", "checks (exit kubectl/konverge, live objects)")
+	for i, s := range steps {
+		k, v := median(walls[i][0]), median(walls[i][1])
+		fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx  %s\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/v.Seconds(), strings.Join(notes[i], "; "))
+	}
+	return ok
+}
+
+func head(s string) string {
+	if len(s) > 1500 {
+		return s[:1500] + "...\n"
+	}
+	return s
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+var benchKinds = []schema.GVK{
+	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "ConfigMap"},
+}
+
+// compareLive compares the benchmark's objects in two namespaces.
+func compareLive(c *kube.Cluster, nsA, nsB string) (bool, string, error) {
+	ctx := context.Background()
+	total := 0
+	for _, gvk := range benchKinds {
+		a, err := comparable(ctx, c, gvk, nsA)
+		if err != nil {
+			return false, "", err
+		}
+		b, err := comparable(ctx, c, gvk, nsB)
+		if err != nil {
+			return false, "", err
+		}
+		total += len(a)
+		names := map[string]bool{}
+		for name := range a {
+			names[name] = true
+		}
+		for name := range b {
+			names[name] = true
+		}
+		sorted := make([]string, 0, len(names))
+		for name := range names {
+			sorted = append(sorted, name)
+		}
+		sort.Strings(sorted)
+		for _, name := range sorted {
+			if a[name] != b[name] {
+				return false, fmt.Sprintf("%s %s differs:\n  kubectl:  %s\n  konverge: %s", gvk.Kind, name, a[name], b[name]), nil
+			}
+		}
+	}
+	return true, fmt.Sprintf("%d live objects identical", total), nil
+}
+
+var masks = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`"uid":"[^"]*"`), `"uid":"<uid>"`},
+	{regexp.MustCompile(`"resourceVersion":"[^"]*"`), `"resourceVersion":"<rv>"`},
+	{regexp.MustCompile(`"(creationTimestamp|time)":"[^"]*"`), `"$1":"<time>"`},
+	{regexp.MustCompile(`"(clusterIPs?)":("[^"]*"|\["[^"]*"\])`), `"$1":"<ip>"`},
+}
+
+// comparable lists the objects of a kind in a namespace as JSON, with
+// what differs between namespaces masked, by name.
+func comparable(ctx context.Context, c *kube.Cluster, gvk schema.GVK, ns string) (map[string]string, error) {
+	l, err := c.List(ctx, gvk, cluster.InNamespace(ns))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(l.Items))
+	for _, obj := range l.Items {
+		b, err := value.Encode(obj)
+		if err != nil {
+			return nil, err
+		}
+		s := strings.ReplaceAll(string(b), `"`+ns+`"`, `"<ns>"`)
+		s = strings.ReplaceAll(s, `\"`+ns+`\"`, `\"<ns>\"`)
+		for _, m := range masks {
+			s = m.re.ReplaceAllString(s, m.with)
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		out[name] = s
+	}
+	return out, nil
+}
+
+// clear deletes the benchmark's objects of a namespace (without
+// kube-controller-manager, deleting the namespace would leave them).
+func clear(c *kube.Cluster, ns string) error {
+	ctx := context.Background()
+	for _, gvk := range benchKinds {
+		l, err := c.List(ctx, gvk, cluster.InNamespace(ns))
+		if err != nil {
+			return err
+		}
+		for _, obj := range l.Items {
+			md, _ := obj["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			if err := c.Delete(ctx, gvk, ns, name); err != nil && !cluster.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// count returns how many of n objects are of kind k (0 Deployment,
+// 1 Service, 2 ConfigMap) when kinds rotate.
+func count(n, k int) int { return (n + 2 - k) / 3 }
+
+// generate writes n objects, kinds rotating, into dir, one file per 100
+// objects; the first changed of them differ from version 1 (another image,
+// target port or data value); withoutServices leaves the Services out.
+func generate(dir string, n, changed int, withoutServices, labelled bool) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	var b strings.Builder
+	flush := func(i int) {
+		if b.Len() == 0 {
+			return
+		}
+		path := filepath.Join(dir, fmt.Sprintf("objects-%05d.yaml", i/100))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		b.Reset()
+	}
+	label := ""
+	if labelled {
+		label = "\n    tier: bench"
+	}
+	for i := range n {
+		name := fmt.Sprintf("app-%05d", i)
+		version := "1"
+		if i < changed {
+			version = "2"
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+  labels:
+    app: %[1]s%[3]s
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: %[1]s
+  template:
+    metadata:
+      labels:
+        app: %[1]s
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.16.%[2]s
+        ports:
+        - containerPort: 80
+        env:
+        - name: MODE
+          value: production
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+`, name, version, label)
+		case 1:
+			if withoutServices {
+				break
+			}
+			fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: %[1]s
+  labels:
+    app: %[1]s%[3]s
+spec:
+  selector:
+    app: %[1]s
+  ports:
+  - name: http
+    port: 80
+    targetPort: 808%[2]s
+`, name, version, label)
+		case 2:
+			fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: %[1]s
+  labels:
+    app: %[1]s%[3]s
+data:
+  version: "%[2]s"
+  settings.conf: |
+    listen 80
+    workers 4
+`, name, version, label)
+		}
+		if (i+1)%100 == 0 {
+			flush(i)
+		}
+	}
+	flush(n - 1)
+}
