@@ -161,16 +161,49 @@ func (c *Clock) Load(ctx context.Context, m Meta) (found bool, err error) {
 
 // Save writes the clock to m.
 func (c *Clock) Save(ctx context.Context, m Meta) error {
-	c.mu.Lock()
-	data, err := json.Marshal(state{Mode: c.mode, Now: c.now, Settled: c.settled})
-	c.mu.Unlock()
+	_, data, err := c.Persisted()
 	if err != nil {
-		return fmt.Errorf("clock: save: %w", err)
+		return err
 	}
 	if err := m.PutMeta(ctx, MetaKey, data); err != nil {
 		return fmt.Errorf("clock: save: %w", err)
 	}
 	return nil
+}
+
+// Persisted returns the clock as Save stores it, under MetaKey: what
+// cluster/local writes in every transaction that changes an object, so
+// that the clock and the objects stamped with it are committed together.
+func (c *Clock) Persisted() (key string, value []byte, err error) {
+	c.mu.Lock()
+	data, err := json.Marshal(state{Mode: c.mode, Now: c.now, Settled: c.settled})
+	c.mu.Unlock()
+	if err != nil {
+		return "", nil, fmt.Errorf("clock: save: %w", err)
+	}
+	return MetaKey, data, nil
+}
+
+// Snapshot is a clock's whole state, to go back to with Restore.
+type Snapshot struct {
+	mode    Mode
+	now     time.Time
+	settled Settled
+}
+
+// Snapshot returns the clock's state.
+func (c *Clock) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Snapshot{mode: c.mode, now: c.now, settled: c.settled}
+}
+
+// Restore sets the clock back to a snapshot, even backwards: for a runner
+// whose writes since the snapshot were rolled back.
+func (c *Clock) Restore(s Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode, c.now, c.settled = s.mode, s.now, s.settled
 }
 
 // Reset sets mode and time outright, even backwards, and forgets the last

@@ -9,11 +9,40 @@
 // the start of a command, `konverge clock advance` moves a manual one, and
 // waiting commands call RunUntil.
 //
+// # The split between requests and controllers
+//
+// As in a real cluster, the controllers act after the requests and their
+// failures are theirs: a controller whose sync fails (an error, or a
+// panic) has that sync's writes rolled back, is reported once through
+// Warn, and the other controllers go on; the caller of the Runner gets an
+// error only when the store itself fails. A controller's own failures of
+// the API (a pod the API server refuses) are its business: Events,
+// conditions, retries.
+//
+// # Bounded work
+//
+// A settle runs at most MaxRounds rounds, and one call of Settle,
+// AdvanceTo or RunUntil does at most MaxWork units of work (a write or a
+// round each): a controller that never converges, or a ReplicaSet of
+// 100,000 pods, does bounded work per call and leaves the rest for the
+// next one (Unsettled reports it). Catch-up costs what happens, never the
+// length of the virtual time crossed: the clock jumps from one due time to
+// the next.
+//
+// # Transactions
+//
+// With a *local.Store, the syncs of a call share one transaction,
+// committed every few thousand writes and at the end, with the clock
+// (a PersistentClock) in the same transaction: a kill at any instant
+// leaves the cluster as it was at some cluster time, objects and clock
+// together. When a sync fails, that shared transaction is rolled back and
+// the call is run again with one transaction per sync, so that only the
+// failing sync's writes are lost.
+//
 // # Determinism
 //
-// Controllers keep no state between syncs and run in a fixed order, each
-// sync in one transaction of the embedded store, so the same objects and
-// the same steps of the clock give the same writes.
+// Controllers keep no state between syncs and run in a fixed order, so the
+// same objects and the same steps of the clock give the same writes.
 package sim
 
 import (
@@ -21,6 +50,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -31,14 +61,26 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-// DefaultMaxRounds is how many rounds Settle runs before it gives up on a
-// controller that never stops changing things.
-const DefaultMaxRounds = 1000
+// DefaultMaxRounds is how many rounds a settle runs, at most, before it
+// leaves a controller that never stops changing things for later.
+const DefaultMaxRounds = 100
+
+// DefaultMaxWork is how much work (writes and rounds) one call of the
+// Runner does at most.
+const DefaultMaxWork = 300_000
+
+// DefaultCatchUp is the window of a long catch-up run in full at each end:
+// as long as an Event lives.
+const DefaultCatchUp = time.Hour
+
+// txWrites is how many writes a shared transaction holds before it is
+// committed (at the end of a round).
+const txWrites = 20_000
 
 // Runner syncs controllers on a clock.
 type Runner struct {
 	// Cluster is what the controllers read and write. When it is a
-	// *local.Store, each controller's sync in a round runs in one Batch.
+	// *local.Store, syncs run in its transactions (see the package doc).
 	Cluster cluster.Interface
 	// Clock is the cluster time; AdvanceTo and RunUntil move it.
 	Clock *clock.Clock
@@ -46,11 +88,25 @@ type Runner struct {
 	Controllers []controller.Controller
 	// MaxRounds bounds a settle; zero means DefaultMaxRounds.
 	MaxRounds int
+	// MaxWork bounds the work of one call; zero means DefaultMaxWork.
+	MaxWork int
+	// Warn receives what went wrong inside a controller, each message
+	// once per Runner; nil discards it.
+	Warn func(msg string)
+	// CatchUp is the window AdvanceTo runs in full at both ends of a long
+	// span (see AdvanceTo); zero means DefaultCatchUp, negative: no
+	// shortcut.
+	CatchUp time.Duration
 
 	// next is the earliest RequeueAt of the last settle.
 	next time.Time
 	// cache serves the controllers' Lists from one round to the next.
 	cache listCache
+	// unsettled describes the work the last call left for later.
+	unsettled *NotSettledError
+	warned    map[string]bool
+	// work is what the current call did.
+	work int
 }
 
 // New returns a Runner of ctrls on c and clk.
@@ -58,133 +114,122 @@ func New(c cluster.Interface, clk *clock.Clock, ctrls ...controller.Controller) 
 	return &Runner{Cluster: c, Clock: clk, Controllers: ctrls}
 }
 
-// NotSettledError reports controllers that still changed something after
-// the maximum number of rounds.
+// NotSettledError describes work left for later: a settle that reached
+// MaxRounds, or a call that reached MaxWork.
 type NotSettledError struct {
-	// Rounds is how many rounds ran; Controllers names those that changed
-	// something in the last one.
+	// Rounds is how many rounds the last settle ran; Controllers names
+	// those that changed something in its last round.
 	Rounds      int
 	Controllers []string
+	// Work is the work the call did.
+	Work int
 }
 
 func (e *NotSettledError) Error() string {
+	if len(e.Controllers) == 0 {
+		return fmt.Sprintf("sim: the controllers stopped after %d units of work, with work left", e.Work)
+	}
 	return fmt.Sprintf("sim: controllers did not settle after %d rounds: %s still changed something in the last round", e.Rounds, strings.Join(e.Controllers, ", "))
 }
+
+// Unsettled reports the work the last call of Settle, AdvanceTo or
+// RunUntil left for later; nil when it settled the cluster.
+func (r *Runner) Unsettled() *NotSettledError { return r.unsettled }
 
 // Next returns the earliest RequeueAt of the last settle; zero means no
 // work is due without a write.
 func (r *Runner) Next() time.Time { return r.next }
 
+func (r *Runner) maxRounds() int {
+	if r.MaxRounds > 0 {
+		return r.MaxRounds
+	}
+	return DefaultMaxRounds
+}
+
+func (r *Runner) maxWork() int {
+	if r.MaxWork > 0 {
+		return r.MaxWork
+	}
+	return DefaultMaxWork
+}
+
+func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
+
+func (r *Runner) catchUp() time.Duration {
+	if r.CatchUp != 0 {
+		return r.CatchUp
+	}
+	return DefaultCatchUp
+}
+
 // Settle syncs every controller at the clock's time, round after round,
 // until a whole round changes nothing, and returns the earliest cluster
 // time after now at which a controller has work due (zero: none).
 func (r *Runner) Settle(ctx context.Context) (time.Time, error) {
-	now := r.Clock.Now()
-	limit := r.MaxRounds
-	if limit <= 0 {
-		limit = DefaultMaxRounds
-	}
-	for i := 0; i < limit; i++ {
-		res, changed, err := r.round(ctx, now)
-		if err != nil {
-			return time.Time{}, err
-		}
-		if len(changed) == 0 {
-			next := res.RequeueAt
-			if !next.After(now) {
-				next = time.Time{}
-			}
-			r.next = next
-			return next, nil
-		}
-		if i == limit-1 {
-			return time.Time{}, &NotSettledError{Rounds: limit, Controllers: changed}
-		}
-	}
-	return time.Time{}, nil
-}
-
-// errNoWrites rolls back a round's transaction that wrote nothing, which
-// costs no commit.
-var errNoWrites = errors.New("sim: round wrote nothing")
-
-// round syncs every controller once and returns the merged result and the
-// names of the controllers that changed something.
-func (r *Runner) round(ctx context.Context, now time.Time) (controller.Result, []string, error) {
-	var res controller.Result
-	var changed []string
-	sync := func(ctrl controller.Controller, c cluster.Interface) (int, error) {
-		w := &counting{Interface: c}
-		out, err := ctrl.Sync(ctx, w, now)
-		if err != nil {
-			return w.writes, fmt.Errorf("sim: %s controller at %s: %w", ctrl.Name(), now.Format(time.RFC3339), err)
-		}
-		if out.Changed {
-			changed = append(changed, ctrl.Name())
-		}
-		res = res.Merge(controller.Result{RequeueAt: out.RequeueAt})
-		return w.writes, nil
-	}
-	st, ok := r.Cluster.(*local.Store)
-	if !ok {
-		for _, ctrl := range r.Controllers {
-			if _, err := sync(ctrl, r.Cluster); err != nil {
-				return res, changed, err
-			}
-		}
-		return res, changed, nil
-	}
-	// Each controller's sync is one transaction: what it writes is one
-	// valid state of the cluster, as between any two API writes, and a
-	// transaction holds the encoded writes of one controller only, not of
-	// a whole round (thousands of pods after a large apply).
-	for _, ctrl := range r.Controllers {
-		if err := r.cache.verify(); err != nil {
-			return res, changed, err
-		}
-		err := st.Batch(ctx, func(c cluster.Interface) error {
-			writes, err := sync(ctrl, r.cache.begin(st, c))
-			if err == nil && writes == 0 {
-				return errNoWrites
-			}
-			return err
-		})
-		if err != nil && !errors.Is(err, errNoWrites) {
-			// The batch rolled back what the cache has seen.
-			r.cache.kinds = nil
-			return res, changed, err
-		}
-	}
-	return res, changed, nil
+	var next time.Time
+	err := r.call(ctx, false, func(s *session) error {
+		var err error
+		next, err = s.settle(ctx)
+		return err
+	})
+	return next, err
 }
 
 // AdvanceTo moves the clock to t one due time at a time: it settles, then
 // repeatedly sets the clock to the next RequeueAt not after t and settles
 // there, and finally sets it to t and settles. A t before the clock's time
-// only settles.
+// only settles. When the call's work runs out, the clock still moves to t
+// and the rest is left for later (Unsettled).
+//
+// Over a span longer than twice CatchUp, the first CatchUp and the last
+// are run due time by due time and the middle is crossed at once: the
+// cluster at t is the same (the kubelet's pods are a function of the
+// time; the controllers act on them at t - CatchUp and on), what passed in
+// the middle is not replayed (a crash loop's restarts are counted, not
+// stepped through; Events live an hour anyway).
 func (r *Runner) AdvanceTo(ctx context.Context, t time.Time) error {
-	next, err := r.Settle(ctx)
-	if err != nil {
-		return err
-	}
-	for !next.IsZero() && !next.After(t) {
-		if err := ctx.Err(); err != nil {
+	return r.call(ctx, false, func(s *session) error {
+		start := r.Clock.Now()
+		window := r.catchUp()
+		jumped := window < 0
+		next, err := s.settle(ctx)
+		if err != nil {
 			return err
 		}
-		r.Clock.Set(next)
-		if next, err = r.Settle(ctx); err != nil {
-			return err
+		for !next.IsZero() && !next.After(t) && !r.exhausted() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !jumped && next.Sub(start) > window && t.Sub(next) > window {
+				// The middle of a long catch-up: go on from the last
+				// window before t.
+				jumped = true
+				next = t.Add(-window)
+			}
+			r.Clock.Set(next)
+			if next, err = s.settle(ctx); err != nil {
+				return err
+			}
 		}
-	}
-	if t.After(r.Clock.Now()) {
-		r.Clock.Set(t)
-		if next.IsZero() || next.After(t) {
-			// Nothing is due at t: the state is settled there already.
+		if !t.After(r.Clock.Now()) {
 			return nil
 		}
-		_, err = r.Settle(ctx)
-	}
-	return err
+		r.Clock.Set(t)
+		if r.exhausted() {
+			return nil
+		}
+		if next.IsZero() || next.After(t) {
+			// Nothing is due at t: the state is settled there already.
+			if st := r.Clock.Settled(); !st.At.IsZero() {
+				st.At = r.Clock.Now()
+				r.Clock.SetSettled(st)
+			}
+			return nil
+		}
+		_, err = s.settle(ctx)
+		return err
+	})
 }
 
 // Advance moves the clock by d (see AdvanceTo).
@@ -192,37 +237,360 @@ func (r *Runner) Advance(ctx context.Context, d time.Duration) error {
 	return r.AdvanceTo(ctx, r.Clock.Now().Add(d))
 }
 
+// ErrWorkLimit is returned by RunUntil when the call's work ran out before
+// the condition held or the timeout passed.
+var ErrWorkLimit = errors.New("the embedded cluster's controllers reached the work limit of one command before the condition held (they go on with the next command)")
+
 // RunUntil fast-forwards the cluster until cond holds: it settles, checks
 // cond, and moves the clock to the next RequeueAt, until cond returns true
 // (met) or timeout of cluster time has passed (met false, no error). It is
 // what waiting commands (rollout status, wait) call instead of sleeping.
-// cond reads the cluster through the Runner's Cluster (outside any batch).
+// cond reads the cluster through the Runner's Cluster: every settle is
+// committed before it is called. When the call's work runs out first,
+// RunUntil returns ErrWorkLimit.
 func (r *Runner) RunUntil(ctx context.Context, cond func() (bool, error), timeout time.Duration) (met bool, err error) {
 	deadline := r.Clock.Now().Add(timeout)
-	next, err := r.Settle(ctx)
-	if err != nil {
-		return false, err
+	err = r.call(ctx, true, func(s *session) error {
+		met = false
+		next, err := s.settle(ctx)
+		if err != nil {
+			return err
+		}
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.commit(); err != nil {
+				return err
+			}
+			ok, err := cond()
+			if err != nil || ok {
+				met = ok
+				return err
+			}
+			now := r.Clock.Now()
+			if !now.Before(deadline) {
+				return nil
+			}
+			if r.exhausted() {
+				return ErrWorkLimit
+			}
+			step := next
+			if step.IsZero() || step.After(deadline) {
+				step = deadline
+			}
+			r.Clock.Set(step)
+			if next, err = s.settle(ctx); err != nil {
+				return err
+			}
+		}
+	})
+	return met, err
+}
+
+// errRetry unwinds a call whose shared transaction must be run again with
+// one transaction per sync.
+var errRetry = errors.New("sim: a sync failed in a shared transaction")
+
+// call runs body in a session: with a *local.Store, in shared
+// transactions first and, if a sync fails in one, again from where that
+// transaction began with one transaction per sync.
+func (r *Runner) call(ctx context.Context, commitEachStep bool, body func(s *session) error) error {
+	r.work, r.unsettled = 0, nil
+	st, ok := r.Cluster.(*local.Store)
+	if !ok {
+		return body(&session{r: r})
 	}
+	s := &session{r: r, st: st, shared: true}
+	err := body(s)
+	if err == nil {
+		err = s.commit()
+	}
+	if errors.Is(err, errRetry) {
+		s.rollback()
+		work := s.startWork
+		s = &session{r: r, st: st, shared: false}
+		r.work, r.unsettled = work, nil
+		err = body(s)
+	}
+	if err != nil {
+		s.rollback()
+		return err
+	}
+	return nil
+}
+
+// session is one call's transactions.
+type session struct {
+	r  *Runner
+	st *local.Store // nil: syncs run on r.Cluster directly
+	// shared: syncs join tx, committed every txWrites writes; else each
+	// sync is its own transaction.
+	shared   bool
+	tx       *local.Txn
+	txWrites int
+	// snap is the clock when tx began; startWork the work done then.
+	snap      clock.Snapshot
+	startWork int
+	// lastChanged names the controllers that changed something in the
+	// last round.
+	lastChanged []string
+}
+
+// begin opens the shared transaction if none is open.
+func (s *session) begin(ctx context.Context) error {
+	if s.tx != nil {
+		return nil
+	}
+	tx, err := s.st.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	s.tx, s.txWrites = tx, 0
+	s.snap, s.startWork = s.r.Clock.Snapshot(), s.r.work
+	return nil
+}
+
+// commit stores the shared transaction, if one is open.
+func (s *session) commit() error {
+	if s.tx == nil {
+		return nil
+	}
+	tx := s.tx
+	s.tx = nil
+	if !tx.Wrote() {
+		tx.Rollback()
+		return nil
+	}
+	if err := tx.Commit(); err != nil {
+		s.r.cache.kinds = nil
+		return err
+	}
+	return nil
+}
+
+// rollback drops the shared transaction, and sets the clock and what
+// remembers the cluster back to where it began.
+func (s *session) rollback() {
+	if s.tx == nil {
+		return
+	}
+	s.tx.Rollback()
+	s.tx = nil
+	s.r.Clock.Restore(s.snap)
+	s.r.forget()
+}
+
+// forget drops what the runner and the controllers remember of the
+// cluster, after writes were rolled back.
+func (r *Runner) forget() {
+	r.cache.kinds = nil
+	for _, c := range r.Controllers {
+		if f, ok := c.(interface{ Reset() }); ok {
+			f.Reset()
+		}
+	}
+}
+
+// settle runs rounds at the clock's time until one changes nothing, or a
+// bound is reached; it records the outcome in the clock's Settled.
+func (s *session) settle(ctx context.Context) (time.Time, error) {
+	r := s.r
+	now := r.Clock.Now()
+	limit := r.maxRounds()
+	for i := 0; ; i++ {
+		if s.shared && s.txWrites >= txWrites {
+			r.Clock.SetSettled(clock.Settled{})
+			if err := s.commit(); err != nil {
+				return time.Time{}, err
+			}
+		}
+		if r.exhausted() {
+			return s.leave(ctx, now, i, nil)
+		}
+		if i == limit {
+			return s.leave(ctx, now, i, s.lastChanged)
+		}
+		r.work++
+		res, changed, err := s.round(ctx, now)
+		if err != nil {
+			return time.Time{}, err
+		}
+		s.lastChanged = changed
+		if len(changed) == 0 {
+			next := res.RequeueAt
+			if !next.After(now) {
+				next = time.Time{}
+			}
+			r.next = next
+			rev, err := s.revision(ctx)
+			if err != nil {
+				return time.Time{}, err
+			}
+			r.Clock.SetSettled(clock.Settled{Revision: rev, At: now, Next: next})
+			return next, nil
+		}
+	}
+}
+
+// leave ends a settle that did not finish: the work left is for the next
+// call, a second from now.
+func (s *session) leave(_ context.Context, now time.Time, rounds int, changed []string) (time.Time, error) {
+	r := s.r
+	r.unsettled = &NotSettledError{Rounds: rounds, Controllers: changed, Work: r.work}
+	r.Clock.SetSettled(clock.Settled{})
+	r.next = now.Add(time.Second)
+	return r.next, nil
+}
+
+// revision is the store's revision as the session sees it (0 without a
+// store).
+func (s *session) revision(ctx context.Context) (uint64, error) {
+	if s.st == nil {
+		return 0, nil
+	}
+	if s.tx != nil {
+		rev, _ := local.BatchRevision(s.tx.Cluster())
+		return rev, nil
+	}
+	return Revision(ctx, s.st)
+}
+
+// round syncs every controller once and returns the merged result and the
+// names of the controllers that changed something.
+func (s *session) round(ctx context.Context, now time.Time) (controller.Result, []string, error) {
+	var res controller.Result
+	var changed []string
+	for _, ctrl := range s.r.Controllers {
+		out, err := s.sync(ctx, ctrl, now)
+		if err != nil {
+			return res, changed, err
+		}
+		if out.Changed {
+			changed = append(changed, ctrl.Name())
+		}
+		res = res.Merge(controller.Result{RequeueAt: out.RequeueAt})
+	}
+	return res, changed, nil
+}
+
+// sync runs one controller's sync. A sync that fails has its writes
+// rolled back and counts as one that changed nothing (and is reported);
+// in a shared transaction that means running the call again (errRetry).
+// The error returned is the store's or the context's.
+func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time.Time) (controller.Result, error) {
+	r := s.r
+	if err := r.cache.verify(); err != nil {
+		return controller.Result{}, err
+	}
+	if s.st == nil {
+		out, _, err := r.runSync(ctx, ctrl, r.Cluster, now)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return out, cerr
+			}
+			r.warn(ctrl, now, err)
+			return controller.Result{}, nil
+		}
+		return out, nil
+	}
+	if s.shared {
+		if err := s.begin(ctx); err != nil {
+			return controller.Result{}, err
+		}
+		out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, s.tx.Cluster()), now)
+		s.txWrites += writes
+		r.work += writes
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return out, cerr
+			}
+			return out, errRetry
+		}
+		return out, nil
+	}
+	tx, err := s.st.Begin(ctx)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, tx.Cluster()), now)
+	r.work += writes
+	if err != nil {
+		tx.Rollback()
+		r.forget()
+		if cerr := ctx.Err(); cerr != nil {
+			return out, cerr
+		}
+		r.warn(ctrl, now, err)
+		return controller.Result{}, nil
+	}
+	if writes == 0 || !tx.Wrote() {
+		tx.Rollback()
+		return out, nil
+	}
+	if err := tx.Commit(); err != nil {
+		r.cache.kinds = nil
+		return out, err
+	}
+	return out, nil
+}
+
+// runSync calls the controller, counting its writes, with a panic turned
+// into an error.
+func (r *Runner) runSync(ctx context.Context, ctrl controller.Controller, c cluster.Interface, now time.Time) (out controller.Result, writes int, err error) {
+	w := &counting{Interface: c}
+	defer func() {
+		if p := recover(); p != nil {
+			err = &panicError{value: p, stack: stack()}
+		}
+		writes = w.writes
+	}()
+	out, err = ctrl.Sync(ctx, w, now)
+	return out, w.writes, err
+}
+
+type panicError struct {
+	value any
+	stack string
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v [%s]", e.value, e.stack) }
+
+// stack is where a panic happened: the first frames of ours.
+func stack() string {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(4, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var out []string
 	for {
-		if err := ctx.Err(); err != nil {
-			return false, err
+		f, more := frames.Next()
+		if strings.Contains(f.Function, "konverge/") && !strings.Contains(f.Function, "/sim.") {
+			out = append(out, fmt.Sprintf("%s:%d", f.File[strings.LastIndex(f.File, "/")+1:], f.Line))
+			if len(out) == 3 {
+				break
+			}
 		}
-		ok, err := cond()
-		if err != nil || ok {
-			return ok, err
+		if !more {
+			break
 		}
-		now := r.Clock.Now()
-		if !now.Before(deadline) {
-			return false, nil
-		}
-		step := next
-		if step.IsZero() || step.After(deadline) {
-			step = deadline
-		}
-		r.Clock.Set(step)
-		if next, err = r.Settle(ctx); err != nil {
-			return false, err
-		}
+	}
+	return strings.Join(out, " < ")
+}
+
+// warn reports a failed sync, each message once.
+func (r *Runner) warn(ctrl controller.Controller, now time.Time, err error) {
+	msg := fmt.Sprintf("the embedded cluster's %s controller failed at %s; its changes of that sync were rolled back and the other controllers went on: %v",
+		ctrl.Name(), now.UTC().Format(time.RFC3339), err)
+	key := ctrl.Name() + "\x00" + err.Error()
+	if r.warned[key] {
+		return
+	}
+	if r.warned == nil {
+		r.warned = map[string]bool{}
+	}
+	r.warned[key] = true
+	if r.Warn != nil {
+		r.Warn(msg)
 	}
 }
 

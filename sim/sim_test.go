@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,14 +63,93 @@ func (flapper) Sync(ctx context.Context, c cluster.Interface, now time.Time) (co
 	return controller.Result{Changed: true}, nil
 }
 
+// A controller that never settles does bounded work and is named; the
+// call still succeeds and the clock moves on.
 func TestSettleNamesTheControllerThatNeverSettles(t *testing.T) {
+	ctx := context.Background()
 	st, clk := open(t)
 	r := sim.New(st, clk, flapper{})
 	r.MaxRounds = 20
-	_, err := r.Settle(context.Background())
-	var ns *sim.NotSettledError
-	if !errors.As(err, &ns) || len(ns.Controllers) != 1 || ns.Controllers[0] != "flapper" {
-		t.Fatalf("Settle = %v, want a NotSettledError naming flapper", err)
+	if _, err := r.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ns := r.Unsettled()
+	if ns == nil || len(ns.Controllers) != 1 || ns.Controllers[0] != "flapper" || ns.Rounds != 20 {
+		t.Fatalf("Unsettled = %v, want flapper after 20 rounds", ns)
+	}
+	r.MaxWork = 1000
+	if err := r.Advance(ctx, 1000*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if r.Unsettled() == nil || clk.Now() != clock.Epoch.Add(1000*time.Hour) {
+		t.Fatalf("after the work limit: unsettled %v, clock %s", r.Unsettled(), clk.Now())
+	}
+	met, err := r.RunUntil(ctx, func() (bool, error) { return false, nil }, 1000*time.Hour)
+	if met || !errors.Is(err, sim.ErrWorkLimit) {
+		t.Fatalf("RunUntil = %v, %v; want the work limit", met, err)
+	}
+}
+
+// broken fails or panics in every sync after writing a ConfigMap; good
+// writes one ConfigMap per cluster time.
+type broken struct{ panics bool }
+
+func (b broken) Name() string { return "broken" }
+func (b broken) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "half-" + strconv.FormatInt(now.Unix(), 10), "namespace": "default"}}
+	if _, err := c.Create(ctx, cm); err != nil {
+		return controller.Result{}, err
+	}
+	if b.panics {
+		var m map[string]int
+		m["boom"]++
+	}
+	return controller.Result{Changed: true}, errors.New("something inside broke")
+}
+
+type good struct{}
+
+func (good) Name() string { return "good" }
+func (good) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	name := "t-" + strconv.FormatInt(now.Unix(), 10)
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "default"}}
+	if _, err := c.Create(ctx, cm); err != nil && !cluster.IsAlreadyExists(err) {
+		return controller.Result{}, err
+	} else if err == nil {
+		return controller.Result{Changed: true, RequeueAt: now.Add(time.Minute)}, nil
+	}
+	return controller.Result{RequeueAt: now.Add(time.Minute)}, nil
+}
+
+// A controller that fails (an error or a panic) loses its own writes,
+// is reported once, and the others go on at every due time.
+func TestFailingControllerIsolated(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		ctx := context.Background()
+		st, clk := open(t)
+		var warnings []string
+		r := sim.New(st, clk, broken{panics: panics}, good{})
+		r.Warn = func(msg string) { warnings = append(warnings, msg) }
+		if err := r.Advance(ctx, 10*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		l, err := st.List(ctx, schema.GVK{Version: "v1", Kind: "ConfigMap"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, o := range l.Items {
+			names = append(names, o["metadata"].(map[string]any)["name"].(string))
+		}
+		if len(names) != 11 || names[0] != "t-"+strconv.FormatInt(clock.Epoch.Unix(), 10) {
+			t.Errorf("panics=%v: ConfigMaps %v, want good's 11 and none of broken's", panics, names)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], "broken controller failed") {
+			t.Errorf("panics=%v: warnings %q, want one about broken", panics, warnings)
+		}
+		if panics && !strings.Contains(warnings[0], "panic: assignment to entry in nil map") {
+			t.Errorf("warning %q does not say what panicked", warnings[0])
+		}
 	}
 }
 

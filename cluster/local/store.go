@@ -26,6 +26,18 @@ type Clock interface {
 	Now() time.Time
 }
 
+// PersistentClock is a Clock that the store saves with every write that
+// changes an object: under the meta key it names, in the transaction of
+// the write, so that the cluster time and the objects stamped with it are
+// committed together (a kill at any instant leaves them consistent).
+// package clock's Clock is one.
+type PersistentClock interface {
+	Clock
+	// Persisted returns the meta key and the value to store; key "" means
+	// nothing to store.
+	Persisted() (key string, value []byte, err error)
+}
+
 type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
@@ -179,6 +191,7 @@ func (s *Store) init() error {
 			return err
 		}
 		t := s.newTxn(context.Background(), tx, api)
+		t.noClock = true
 		if err := t.bootstrap(); err != nil {
 			return err
 		}
@@ -270,12 +283,91 @@ func (s *Store) update(ctx context.Context, fn func(t *txn) error) error {
 	if err != nil {
 		return fmt.Errorf("local: write to state %s: %w", s.dir, err)
 	}
+	s.published(t)
+	return nil
+}
+
+// published makes a committed transaction's API changes and events
+// visible.
+func (s *Store) published(t *txn) {
 	if t.apiChanged {
 		s.api.Store(t.api)
 	}
 	s.hub.publish(t.events, t.rev)
+}
+
+// Txn is a Batch whose caller decides when it ends: every call through
+// Cluster joins one read-write transaction, which Commit stores and
+// Rollback drops. It holds the store's write lock until then (other
+// writers wait; readers see the state before it). A controller runner
+// uses it to keep a transaction open across its syncs, and to drop the
+// writes of a sync that failed.
+type Txn struct {
+	s    *Store
+	tx   *bolt.Tx
+	t    *txn
+	b    *batch
+	done bool
+}
+
+// Begin opens a Txn. The caller must end it with Commit or Rollback.
+func (s *Store) Begin(ctx context.Context) (*Txn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.writeMu.Lock()
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		s.writeMu.Unlock()
+		return nil, fmt.Errorf("local: write to state %s: %w", s.dir, err)
+	}
+	t := s.newTxn(ctx, tx, s.api.Load())
+	return &Txn{s: s, tx: tx, t: t, b: &batch{s: s, t: t}}, nil
+}
+
+// Cluster is the cluster.Interface of the transaction (see Batch); it is
+// not valid after Commit or Rollback.
+func (x *Txn) Cluster() cluster.Interface { return x.b }
+
+// Commit stores what the transaction wrote (nothing when a call of it
+// failed in a way that leaves it half-done: it then rolls back and
+// returns that failure) and delivers its events to watchers.
+func (x *Txn) Commit() error {
+	if x.done {
+		return errors.New("local: transaction already ended")
+	}
+	x.done = true
+	x.b.end()
+	defer x.s.writeMu.Unlock()
+	if x.t.failed != nil {
+		_ = x.tx.Rollback()
+		return x.t.failed
+	}
+	if err := x.t.finish(); err != nil {
+		_ = x.tx.Rollback()
+		return fmt.Errorf("local: write to state %s: %w", x.s.dir, err)
+	}
+	if err := x.tx.Commit(); err != nil {
+		return fmt.Errorf("local: write to state %s: %w", x.s.dir, err)
+	}
+	x.s.published(x.t)
 	return nil
 }
+
+// Rollback drops what the transaction wrote. It does nothing after Commit
+// or Rollback.
+func (x *Txn) Rollback() {
+	if x.done {
+		return
+	}
+	x.done = true
+	x.b.end()
+	defer x.s.writeMu.Unlock()
+	_ = x.tx.Rollback()
+}
+
+// Wrote reports whether the transaction changed any object so far.
+func (x *Txn) Wrote() bool { return x.t.revDirty }
 
 // view runs fn in one read-only transaction.
 func (s *Store) view(ctx context.Context, fn func(t *txn) error) error {

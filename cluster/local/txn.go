@@ -137,6 +137,9 @@ type txn struct {
 	// repopulate lists the namespaces that lost an object the control
 	// plane keeps in every namespace.
 	repopulate []string
+	// noClock keeps the store's clock out of the commit (the state's own
+	// initialization, before the clock is loaded).
+	noClock bool
 }
 
 func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {
@@ -149,7 +152,8 @@ func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {
 	return t
 }
 
-// finish writes what the transaction kept in memory, before the commit.
+// finish writes what the transaction kept in memory, before the commit:
+// the revision and, when it changed, the store's PersistentClock.
 func (t *txn) finish() error {
 	for len(t.repopulate) > 0 {
 		ns := t.repopulate[0]
@@ -166,7 +170,20 @@ func (t *txn) finish() error {
 	}
 	var v [8]byte
 	binary.BigEndian.PutUint64(v[:], t.rev)
-	return t.tx.Bucket(bucketMeta).Put(keyRevision, v[:])
+	meta := t.tx.Bucket(bucketMeta)
+	if err := meta.Put(keyRevision, v[:]); err != nil {
+		return err
+	}
+	if pc, ok := t.s.clock.(PersistentClock); ok && !t.noClock {
+		key, data, err := pc.Persisted()
+		if err != nil {
+			return err
+		}
+		if key != "" && key != string(keyRevision) {
+			return meta.Put([]byte(key), data)
+		}
+	}
+	return nil
 }
 
 // now is the time to stamp, as the API server writes it.
