@@ -5,25 +5,29 @@ import (
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/gc"
+	"github.com/konverge/konverge/controller/node"
 	"github.com/konverge/konverge/controller/replicaset"
+	"github.com/konverge/konverge/controller/statefulset"
 	"github.com/konverge/konverge/kubelet"
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
-// order every round runs them: the Deployment controller, the ReplicaSet
-// controller, the kubelet of the simulated node (with profile p; nil
-// means the default profile), the garbage collector, then the Event TTL
-// (Events go an hour after their last write, as in kube-apiserver). Cascading
-// deletion of dependents happens in the store itself (cluster/local),
-// inside the deleting call; the garbage collector deletes what is left
-// with owners that do not exist.
+// order every round runs them: the Deployment, ReplicaSet and StatefulSet
+// controllers, the kubelet of the simulated node (with profile p; nil
+// means the default profile), the node's Lease, the garbage collector,
+// then the Event TTL (Events go an hour after their last write, as in
+// kube-apiserver). Cascading deletion of dependents happens in the store
+// itself (cluster/local), inside the deleting call; the garbage collector
+// deletes what is left with owners that do not exist.
 //
 // This is the one list: add a controller here.
 func Controllers(p *kubelet.Profile) []controller.Controller {
 	return []controller.Controller{
 		deployment.Controller{},
 		replicaset.Controller{},
+		statefulset.Controller{},
 		kubelet.New(p),
+		node.Controller{},
 		gc.Controller{},
 		event.TTLController{},
 	}

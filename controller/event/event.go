@@ -13,16 +13,25 @@
 // namespace being deleted) is dropped, as client-go's recorder drops it.
 // Only a failure of the store itself is returned.
 //
-// Names are deterministic (`<involved name>.<16 hex digits>` from a hash of
-// what identifies the event) so that the same state and clock always give
-// the same Events.
+// As the correlator's aggregator does, once ten different messages of one
+// reason about one object came within ten minutes of each other, one more
+// Event "(combined from similar events): <message>" counts the further
+// ones. The correlator's memory is read back from the stored Events rather
+// than kept (the controllers keep no state).
+//
+// Names are upstream's, `<involved name>.<hex of the first occurrence's
+// time in nanoseconds>`, on the cluster's clock (the next free nanosecond
+// when two events come at one instant), so that names sort in the order
+// the events happened and the same state and clock always give the same
+// Events.
 package event
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,29 +71,80 @@ func Record(ctx context.Context, c cluster.Interface, now time.Time, involved ma
 }
 
 // Emit writes ev: a new Event, or the count of an identical one
-// incremented. It returns the Event's count after the write (0 when the
-// API server refused it, which drops it). err is only a failure of the
-// store.
+// incremented; from the tenth different message of one reason about one
+// object within ten minutes, the combined Event instead (see the package
+// documentation). It returns the Event's count after the write (0 when
+// the API server refused it, which drops it). err is only a failure of
+// the store.
 func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err error) {
 	ns := kobj.Namespace(ev.Involved)
 	if ns == "" {
 		ns = "default"
 	}
-	name := nameOf(ev)
+	l, err := c.List(ctx, kobj.EventGVK)
+	if err != nil {
+		return 0, refused(err)
+	}
+	mine := eventsOf(l.Items, ns, ev)
+	similar := mine[:0:0]
+	for _, e := range mine {
+		if kobj.Str(e, "type") == ev.Type && kobj.Str(e, "reason") == ev.Reason {
+			similar = append(similar, e)
+		}
+	}
+	// The aggregator: the similar events of the current streak (no gap
+	// over the interval) and their distinct messages.
+	streak := streakOf(similar, ev.Time)
+	msgs := map[string]bool{}
+	var combined map[string]any
+	for _, e := range streak {
+		m := kobj.Str(e, "message")
+		if strings.HasPrefix(m, combinedPrefix) {
+			if combined == nil || later(e, combined) {
+				combined = e
+			}
+			continue
+		}
+		msgs[m] = true
+	}
+	msgs[ev.Message] = true
+	var existing map[string]any
+	msg := ev.Message
+	if len(msgs) >= aggregateMaxEvents {
+		msg = combinedPrefix + ev.Message
+		existing = combined
+	} else {
+		for _, e := range similar {
+			if kobj.Str(e, "message") == ev.Message {
+				existing = e
+				break
+			}
+		}
+	}
 	ts := kobj.FormatTime(ev.Time)
-	old, err := c.Get(ctx, kobj.EventGVK, ns, name)
-	switch {
-	case err == nil:
-		count = kobj.IntOr(old, 1, "count") + 1
-		old["count"] = count
-		old["lastTimestamp"] = ts
-		old["involvedObject"] = involvedRef(ev)
-		if _, err := c.Update(ctx, old); err != nil {
+	if existing != nil {
+		next := kobj.Copy(existing)
+		count = kobj.IntOr(existing, 1, "count") + 1
+		next["count"] = count
+		next["lastTimestamp"] = ts
+		next["message"] = msg
+		_, err := c.Update(ctx, next)
+		if err == nil {
+			return count, nil
+		}
+		if !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
 			return 0, refused(err)
 		}
-		return count, nil
-	case !cluster.IsNotFound(err):
-		return 0, refused(err)
+	}
+	taken := map[string]bool{}
+	for _, e := range l.Items {
+		if kobj.Namespace(e) == ns {
+			taken[kobj.Name(e)] = true
+		}
+	}
+	t := ev.Time.UnixNano()
+	for taken[nameAt(ev.Involved, t)] {
+		t++
 	}
 	source := map[string]any{"component": ev.Component}
 	if ev.Host != "" {
@@ -94,12 +154,12 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 		"apiVersion": "v1",
 		"kind":       "Event",
 		"metadata": map[string]any{
-			"name":      name,
+			"name":      nameAt(ev.Involved, t),
 			"namespace": ns,
 		},
 		"involvedObject":     involvedRef(ev),
 		"reason":             ev.Reason,
-		"message":            ev.Message,
+		"message":            msg,
 		"source":             source,
 		"firstTimestamp":     ts,
 		"lastTimestamp":      ts,
@@ -109,10 +169,80 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 		"reportingComponent": ev.Component,
 		"reportingInstance":  ev.Host,
 	}
-	if _, err := c.Create(ctx, obj); err != nil {
-		return 0, refused(err)
+	for i := 0; i < 1000; i++ {
+		_, err := c.Create(ctx, obj)
+		if err == nil {
+			return 1, nil
+		}
+		if !cluster.IsAlreadyExists(err) {
+			return 0, refused(err)
+		}
+		// Taken since the List (a write of another component).
+		t++
+		obj["metadata"].(map[string]any)["name"] = nameAt(ev.Involved, t)
 	}
-	return 1, nil
+	return 0, nil
+}
+
+// The correlator's aggregation (client-go's defaults): from the tenth
+// different message of a reason about an object within the interval, the
+// events are combined.
+const (
+	aggregateMaxEvents = 10
+	aggregateInterval  = 600 * time.Second
+	combinedPrefix     = "(combined from similar events): "
+)
+
+// eventsOf returns the Events of ns about ev's object (and field path)
+// from ev's source.
+func eventsOf(items []cluster.Object, ns string, ev Event) []map[string]any {
+	uid, kind, name := kobj.UID(ev.Involved), kobj.Str(ev.Involved, "kind"), kobj.Name(ev.Involved)
+	var out []map[string]any
+	for _, e := range items {
+		if kobj.Namespace(e) != ns || kobj.Str(e, "source", "component") != ev.Component || kobj.Str(e, "source", "host") != ev.Host {
+			continue
+		}
+		io := kobj.Map(e, "involvedObject")
+		if kobj.Str(io, "uid") != uid || kobj.Str(io, "kind") != kind || kobj.Str(io, "name") != name || kobj.Str(io, "fieldPath") != ev.FieldPath {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// streakOf returns the events whose last occurrence belongs to the run of
+// occurrences ending at now with no gap longer than the aggregation
+// interval.
+func streakOf(events []map[string]any, now time.Time) []map[string]any {
+	type occ struct {
+		t time.Time
+		e map[string]any
+	}
+	var occs []occ
+	for _, e := range events {
+		occs = append(occs, occ{kobj.ParseTime(kobj.Str(e, "lastTimestamp")), e})
+		if f := kobj.ParseTime(kobj.Str(e, "firstTimestamp")); !f.IsZero() {
+			occs = append(occs, occ{f, nil})
+		}
+	}
+	sort.SliceStable(occs, func(i, j int) bool { return occs[i].t.After(occs[j].t) })
+	var out []map[string]any
+	prev := now
+	for _, o := range occs {
+		if prev.Sub(o.t) > aggregateInterval {
+			break
+		}
+		prev = o.t
+		if o.e != nil {
+			out = append(out, o.e)
+		}
+	}
+	return out
+}
+
+func later(a, b map[string]any) bool {
+	return kobj.ParseTime(kobj.Str(a, "lastTimestamp")).After(kobj.ParseTime(kobj.Str(b, "lastTimestamp")))
 }
 
 // refused drops what the API server refused: only a failure of the store
@@ -125,27 +255,13 @@ func refused(err error) error {
 	return fmt.Errorf("event: %w", err)
 }
 
-// Name is the name Record gives the Event: the involved object's name, a
-// dot and 16 hex digits of a hash of what identifies the event.
-func Name(involved map[string]any, eventType, reason, message, component string) string {
-	return nameOf(Event{Involved: involved, Type: eventType, Reason: reason, Message: message, Component: component})
-}
+// Name is the name of an Event about involved first seen at t: the
+// involved object's name, a dot and t in nanoseconds in hex, as client-go
+// names them (Emit takes the next nanosecond when that name is taken).
+func Name(involved map[string]any, t time.Time) string { return nameAt(involved, t.UnixNano()) }
 
-func nameOf(ev Event) string {
-	h := fnv.New64a()
-	for _, s := range []string{
-		kobj.Str(ev.Involved, "kind"), kobj.Namespace(ev.Involved), kobj.Name(ev.Involved), kobj.UID(ev.Involved),
-		ev.Type, ev.Reason, ev.Message, ev.Component,
-	} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	if ev.FieldPath != "" || ev.Host != "" {
-		h.Write([]byte(ev.FieldPath))
-		h.Write([]byte{0})
-		h.Write([]byte(ev.Host))
-	}
-	return fmt.Sprintf("%s.%016x", kobj.Name(ev.Involved), h.Sum64())
+func nameAt(involved map[string]any, nanos int64) string {
+	return kobj.Name(involved) + "." + strconv.FormatInt(nanos, 16)
 }
 
 func involvedRef(ev Event) map[string]any {

@@ -2,6 +2,8 @@ package event_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,8 +34,8 @@ func TestRecordAggregates(t *testing.T) {
 	if err := event.Record(ctx, s, t1, obj, event.Normal, "ScalingReplicaSet", "Scaled up", "deployment-controller"); err != nil {
 		t.Fatal(err)
 	}
-	name := event.Name(obj, event.Normal, "ScalingReplicaSet", "Scaled up", "deployment-controller")
-	if len(name) != len("web.")+16 {
+	name := event.Name(obj, t0)
+	if name != "web.18867251edfa0000" {
 		t.Errorf("name %q", name)
 	}
 	ev, err := s.Get(ctx, kobj.EventGVK, "default", name)
@@ -115,5 +117,54 @@ func TestSpamFilter(t *testing.T) {
 	w.Type = event.Warning
 	if !f.Allow(w) {
 		t.Error("another type has its own bucket")
+	}
+}
+
+// Ten different messages of one reason within ten minutes: the tenth and
+// the ones after are combined into one more Event, as client-go's
+// aggregator does; names sort in the order the events happened.
+func TestRecordCombinesSimilar(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	obj := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"name": "web", "namespace": "default", "uid": "u1"}}
+	for i := 0; i < 12; i++ {
+		msg := fmt.Sprintf("Create Pod web-%d in StatefulSet web successful", i)
+		if err := event.Record(ctx, s, clk.t, obj, event.Normal, "SuccessfulCreate", msg, "statefulset-controller"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.List(ctx, kobj.EventGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range l.Items {
+		got = append(got, fmt.Sprintf("%d %s", kobj.IntOr(e, 0, "count"), e["message"]))
+	}
+	want := []string{}
+	for i := 0; i < 9; i++ {
+		want = append(want, fmt.Sprintf("1 Create Pod web-%d in StatefulSet web successful", i))
+	}
+	want = append(want, "3 (combined from similar events): Create Pod web-11 in StatefulSet web successful")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events in name order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Eleven minutes later the streak is over: a new message stands alone.
+	clk.t = clk.t.Add(11 * time.Minute)
+	if err := event.Record(ctx, s, clk.t, obj, event.Normal, "SuccessfulCreate", "Create Pod web-12 in StatefulSet web successful", "statefulset-controller"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := s.Get(ctx, kobj.EventGVK, "default", event.Name(obj, clk.t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev["message"] != "Create Pod web-12 in StatefulSet web successful" {
+		t.Errorf("after the interval: %v", ev["message"])
 	}
 }

@@ -22,6 +22,15 @@ var (
 	ReplicaSetGVK = schema.GVK{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
 	PodGVK        = schema.GVK{Version: "v1", Kind: "Pod"}
 	EventGVK      = schema.GVK{Version: "v1", Kind: "Event"}
+
+	StatefulSetGVK        = schema.GVK{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+	DaemonSetGVK          = schema.GVK{Group: "apps", Version: "v1", Kind: "DaemonSet"}
+	ControllerRevisionGVK = schema.GVK{Group: "apps", Version: "v1", Kind: "ControllerRevision"}
+	JobGVK                = schema.GVK{Group: "batch", Version: "v1", Kind: "Job"}
+	CronJobGVK            = schema.GVK{Group: "batch", Version: "v1", Kind: "CronJob"}
+	PVCGVK                = schema.GVK{Version: "v1", Kind: "PersistentVolumeClaim"}
+	NodeGVK               = schema.GVK{Version: "v1", Kind: "Node"}
+	LeaseGVK              = schema.GVK{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
 )
 
 // Map returns the object at path, or nil.
@@ -182,6 +191,12 @@ func NewControllerRef(owner map[string]any, gvk schema.GVK) map[string]any {
 // FormatTime is how the API writes times (RFC 3339, UTC, seconds).
 func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// FormatMicroTime is how the API writes metav1.MicroTime (RFC 3339 with
+// microseconds, UTC).
+func FormatMicroTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+}
+
 // ParseTime reads an RFC 3339 time; the zero time when absent or bad.
 func ParseTime(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
@@ -240,6 +255,15 @@ func PodAvailable(pod map[string]any, minReadySeconds int64, now time.Time) (ok 
 		return true, time.Time{}
 	}
 	return false, at
+}
+
+// PodRunningAndReady reports a Running pod whose Ready condition is True.
+func PodRunningAndReady(pod map[string]any) bool {
+	if Str(pod, "status", "phase") != "Running" {
+		return false
+	}
+	ok, _ := PodReady(pod)
+	return ok
 }
 
 // PodActive reports a pod that counts towards its ReplicaSet's replicas:
