@@ -165,6 +165,12 @@ func fresh(ctx context.Context, t *testing.T, c cluster.Interface, ns string) {
 			if _, err := c.Get(ctx, nsGVK, "", ns); cluster.IsNotFound(err) {
 				break
 			}
+			// No kubelet finishes the pods of an earlier run.
+			if l, err := c.List(ctx, schema.GVK{Version: "v1", Kind: "Pod"}, cluster.InNamespace(ns)); err == nil {
+				for _, p := range l.Items {
+					c.Delete(ctx, schema.GVK{Version: "v1", Kind: "Pod"}, ns, name(p), cluster.GracePeriod(0))
+				}
+			}
 			if time.Now().After(deadline) {
 				t.Fatalf("namespace %s not deleted", ns)
 			}

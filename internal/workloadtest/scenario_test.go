@@ -60,6 +60,8 @@ type Step struct {
 	Timeout string   `json:"timeout,omitempty"`
 	// Sleep is how long to wait after the conditions hold.
 	Sleep string `json:"sleep,omitempty"`
+	// Unordered compares this step's ops and events as sets.
+	Unordered bool `json:"unordered,omitempty"`
 }
 
 // Patch is a merge patch of one object.
@@ -175,14 +177,20 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 		word := k.word
 		go func() {
 			defer w.Stop()
+			// An object goes when it is first seen being deleted (the
+			// order of the delete calls), or when it is removed.
+			gone := map[string]bool{}
 			for ev := range w.ResultChan() {
+				o := ev.Object
+				uid := str(o, "metadata", "uid")
 				r.mu.Lock()
-				switch ev.Type {
-				case cluster.Added:
-					r.ops = append(r.ops, entry{rvOf(ev.Object), "+" + word + " " + name(ev.Object)})
-					r.seen = append(r.seen, ev.Object)
-				case cluster.Deleted:
-					r.ops = append(r.ops, entry{rvOf(ev.Object), "-" + word + " " + name(ev.Object)})
+				if ev.Type == cluster.Added {
+					r.ops = append(r.ops, entry{rvOf(o), "+" + word + " " + name(o)})
+					r.seen = append(r.seen, o)
+				}
+				if !gone[uid] && (ev.Type == cluster.Deleted || field(o, "metadata.deletionTimestamp") != nil) {
+					gone[uid] = true
+					r.ops = append(r.ops, entry{rvOf(o), "-" + word + " " + name(o)})
 				}
 				r.mu.Unlock()
 			}
@@ -321,7 +329,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 				return str(res.Objects[k][i], "name") < str(res.Objects[k][j], "name")
 			})
 		}
-		if sc.Unordered {
+		if sc.Unordered || st.Unordered {
 			sort.Strings(res.Ops)
 			sort.Strings(res.Events)
 		}
