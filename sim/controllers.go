@@ -8,13 +8,15 @@ import (
 	"github.com/konverge/konverge/controller/node"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/controller/statefulset"
+	"github.com/konverge/konverge/controller/volumeprotection"
 	"github.com/konverge/konverge/kubelet"
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
 // order every round runs them: the Deployment, ReplicaSet and StatefulSet
 // controllers, the kubelet of the simulated node (with profile p; nil
-// means the default profile), the node's Lease, the garbage collector,
+// means the default profile), the node's Lease, the protection of claims and volumes in use, the
+// garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
 // kube-apiserver). Cascading deletion of dependents happens in the store
 // itself (cluster/local), inside the deleting call; the garbage collector
@@ -28,6 +30,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		statefulset.Controller{},
 		kubelet.New(p),
 		node.Controller{},
+		volumeprotection.Controller{},
 		gc.Controller{},
 		event.TTLController{},
 	}

@@ -320,7 +320,9 @@ func claimName(set, template map[string]any, ordinal int) string {
 	return kobj.Name(template) + "-" + kobj.Name(set) + "-" + strconv.Itoa(ordinal)
 }
 
-func podRevision(pod map[string]any) string { return kobj.Str(pod, "metadata", "labels", RevisionLabel) }
+func podRevision(pod map[string]any) string {
+	return kobj.Str(pod, "metadata", "labels", RevisionLabel)
+}
 
 func isCreated(pod map[string]any) bool     { return kobj.Str(pod, "status", "phase") != "" }
 func isPending(pod map[string]any) bool     { return kobj.Str(pod, "status", "phase") == "Pending" }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -207,7 +206,9 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-func goldenPath(sc *Scenario) string { return filepath.Join("testdata", "scenarios", sc.Name+".golden.json") }
+func goldenPath(sc *Scenario) string {
+	return filepath.Join("testdata", "scenarios", sc.Name+".golden.json")
+}
 
 // check compares got with the golden file (or writes it with -update).
 func check(t *testing.T, sc *Scenario, got *Golden) {
@@ -245,7 +246,6 @@ func check(t *testing.T, sc *Scenario, got *Golden) {
 		}
 		diff(&diffs, "step "+step, gs[i], ws[i])
 	}
-	diffs = tolerate(t, diffs)
 	if len(diffs) > 0 {
 		t.Errorf("%s differs from the recording of the real cluster (%d differences):\n%s", sc.Name, len(diffs), strings.Join(diffs, "\n"))
 	}
@@ -302,37 +302,4 @@ func encodeList(v any) string {
 		b.WriteString(encode(e))
 	}
 	return b.String()
-}
-
-// apiServerGaps are differences that come from the API server's admission
-// rather than from the controllers, which the embedded cluster does not
-// add yet: the DefaultTolerationSeconds plugin's tolerations on every pod
-// and the StorageObjectInUseProtection plugin's finalizer on claims. They
-// are logged, not failed.
-var apiServerGaps = []*regexp.Regexp{
-	regexp.MustCompile(`^step [^ ]+ *\.objects\.pods\[\d+\]\.tolerations:\n  got  null\n  want \n    \{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300\}\n    \{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300\}$`),
-	regexp.MustCompile(`^step [^ ]+ *\.objects\.pvcs\[\d+\]\.finalizers:\n  got  null\n  want \n    "kubernetes.io/pvc-protection"$`),
-}
-
-func tolerate(t *testing.T, diffs []string) []string {
-	kept := diffs[:0:0]
-	gaps := 0
-	for _, d := range diffs {
-		known := false
-		for _, re := range apiServerGaps {
-			if re.MatchString(d) {
-				known = true
-				break
-			}
-		}
-		if known {
-			gaps++
-			continue
-		}
-		kept = append(kept, d)
-	}
-	if gaps > 0 {
-		t.Logf("%d differences from the API server's admission (default tolerations, claim protection), not the controllers", gaps)
-	}
-	return kept
 }

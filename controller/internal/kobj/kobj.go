@@ -29,6 +29,7 @@ var (
 	JobGVK                = schema.GVK{Group: "batch", Version: "v1", Kind: "Job"}
 	CronJobGVK            = schema.GVK{Group: "batch", Version: "v1", Kind: "CronJob"}
 	PVCGVK                = schema.GVK{Version: "v1", Kind: "PersistentVolumeClaim"}
+	PVGVK                 = schema.GVK{Version: "v1", Kind: "PersistentVolume"}
 	NodeGVK               = schema.GVK{Version: "v1", Kind: "Node"}
 	LeaseGVK              = schema.GVK{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
 )
