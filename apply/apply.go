@@ -124,6 +124,15 @@ type run struct {
 	done       int
 }
 
+// workers is how many requests the run has in flight at once: one in a
+// batch (a transaction is not shared between goroutines).
+func (r *run) workers() int {
+	if r.batched {
+		return 1
+	}
+	return r.opts.concurrency()
+}
+
 // progress reports one more object of a step done to Options.Progress.
 func (r *run) progress(step string, total int) {
 	if r.opts.Progress == nil {
@@ -359,7 +368,7 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 	if r.set != nil {
 		cands, err = r.set.FindPrunable(ctx, c, r.visited)
 	} else {
-		l := prune.Labels{Selector: r.opts.Selector, Allowlist: r.opts.PruneAllowlist}
+		l := prune.Labels{Selector: r.opts.Selector, Allowlist: r.opts.PruneAllowlist, Concurrency: r.workers()}
 		if l.UsesDefaultAllowlist() && r.opts.Warn != nil {
 			r.opts.Warn(prune.DeprecationWarning)
 		}
@@ -372,10 +381,23 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 		if !cand.Resource.Namespaced && r.opts.Warn != nil {
 			r.opts.Warn(clusterScopedPruneWarning(cand))
 		}
-		if mode != writeNone {
-			if err := prune.Delete(ctx, c, cand, mode == writeDryRun); err != nil {
-				return fmt.Errorf("apply: pruning %s: %w", pruneName(cand), err)
+	}
+	// Deletions go out Concurrency at a time (one at a time in a batch);
+	// the results keep the order of the candidates.
+	errs := make([]error, len(cands))
+	if mode != writeNone {
+		forEach(ctx, len(cands), r.workers(), func(i int) {
+			if err := prune.Delete(ctx, c, cands[i], mode == writeDryRun); err != nil {
+				errs[i] = fmt.Errorf("apply: pruning %s: %w", pruneName(cands[i]), err)
 			}
+		})
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	for i, cand := range cands {
+		if errs[i] != nil {
+			continue
 		}
 		r.results = append(r.results, Result{
 			Ref:    objref.Of(cand.Object),
@@ -384,6 +406,9 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 			Object: cand.Object,
 			Live:   cand.Object,
 		})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if r.set != nil && mode != writeNone {
 		if err := r.set.AfterPrune(ctx, c, mode == writeDryRun); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/lastapplied"
@@ -118,6 +120,9 @@ type Labels struct {
 	Selector string
 	// Allowlist are the kinds to look at; nil means DefaultAllowlist.
 	Allowlist []schema.GVK
+	// Concurrency is how many Lists Find has in flight at once; 0 means
+	// one at a time.
+	Concurrency int
 }
 
 // UsesDefaultAllowlist reports whether the default allowlist applies, when
@@ -145,22 +150,59 @@ func (l Labels) Find(ctx context.Context, c cluster.Reader, m cluster.Mapper, vi
 			clusterScoped = append(clusterScoped, res)
 		}
 	}
-	var out []Candidate
+	// One List per visited namespace and namespaced kind, then one per
+	// cluster-scoped kind, run Concurrency at a time; the candidates come
+	// in that order.
+	type task struct {
+		res cluster.Resource
+		ns  string
+	}
+	var tasks []task
 	for _, ns := range visited.sortedNamespaces() {
 		for _, res := range namespaced {
-			found, err := l.find(ctx, c, res, ns, visited)
-			if err != nil {
-				return nil, fmt.Errorf("error pruning namespaced object %s: %w", gvkString(res.GVK), err)
-			}
-			out = append(out, found...)
+			tasks = append(tasks, task{res, ns})
 		}
 	}
 	for _, res := range clusterScoped {
-		found, err := l.find(ctx, c, res, "", visited)
-		if err != nil {
-			return nil, fmt.Errorf("error pruning nonNamespaced object %s: %w", gvkString(res.GVK), err)
+		tasks = append(tasks, task{res, ""})
+	}
+	found := make([][]Candidate, len(tasks))
+	errs := make([]error, len(tasks))
+	run := func(i int) {
+		t := tasks[i]
+		found[i], errs[i] = l.find(ctx, c, t.res, t.ns, visited)
+		if errs[i] == nil {
+			return
 		}
-		out = append(out, found...)
+		if t.res.Namespaced {
+			errs[i] = fmt.Errorf("error pruning namespaced object %s: %w", gvkString(t.res.GVK), errs[i])
+		} else {
+			errs[i] = fmt.Errorf("error pruning nonNamespaced object %s: %w", gvkString(t.res.GVK), errs[i])
+		}
+	}
+	workers := min(max(l.Concurrency, 1), len(tasks))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(tasks) {
+					return
+				}
+				run(i)
+			}
+		}()
+	}
+	wg.Wait()
+	var out []Candidate
+	for i := range tasks {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, found[i]...)
 	}
 	return out, nil
 }

@@ -36,10 +36,19 @@ func TestRealServer(t *testing.T) {
 					t.Fatalf("create old: %d %v", st, r["message"])
 				}
 				defer s.remove(t, item)
-				_, live := s.Do(t, "GET", item, nil)
-				meta := obj["metadata"].(map[string]any)
-				meta["resourceVersion"] = live["metadata"].(map[string]any)["resourceVersion"]
-				status, resp = s.Do(t, "PUT", item+"?dryRun=All", obj)
+				// With kube-controller-manager running, a controller may
+				// write the object (its status) between the read and the
+				// replace: read again on a Conflict, as kubectl does.
+				for try := 0; ; try++ {
+					_, live := s.Do(t, "GET", item, nil)
+					meta := obj["metadata"].(map[string]any)
+					meta["resourceVersion"] = live["metadata"].(map[string]any)["resourceVersion"]
+					status, resp = s.Do(t, "PUT", item+"?dryRun=All", obj)
+					if status != 409 || try == 5 {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
 			default:
 				status, resp = s.Do(t, "POST", collectionPath(obj)+"?dryRun=All", obj)
 			}

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -130,9 +131,34 @@ func Kubectl(t testing.TB) string {
 // Comparable returns obj as JSON with what differs between two copies of
 // one object applied into two namespaces masked: the namespace's name
 // (wherever it appears, the last-applied annotation included), uid,
-// resourceVersion, creationTimestamp and the times of managedFields.
+// resourceVersion, creationTimestamp and the times of managedFields. What
+// controllers write on their own time is left out: status, the managed
+// fields of kube-controller-manager and of status writes, and the
+// Deployment controller's revision annotation.
 func Comparable(t testing.TB, obj map[string]any, namespace string) string {
 	t.Helper()
+	obj = maps.Clone(obj)
+	delete(obj, "status")
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md = maps.Clone(md)
+		obj["metadata"] = md
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			ann = maps.Clone(ann)
+			delete(ann, "deployment.kubernetes.io/revision")
+			md["annotations"] = ann
+		}
+		if mf, ok := md["managedFields"].([]any); ok {
+			var keep []any
+			for _, e := range mf {
+				em, _ := e.(map[string]any)
+				if em["manager"] == "kube-controller-manager" || em["subresource"] == "status" {
+					continue
+				}
+				keep = append(keep, e)
+			}
+			md["managedFields"] = keep
+		}
+	}
 	b, err := value.Encode(obj)
 	if err != nil {
 		t.Fatal(err)
