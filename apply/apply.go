@@ -295,6 +295,9 @@ func (r *run) createOptions(mode writeMode) []cluster.CreateOption {
 	if mode == writeDryRun {
 		opts = append(opts, cluster.DryRunAll)
 	}
+	if r.opts.FieldValidation != "" {
+		opts = append(opts, r.opts.FieldValidation)
+	}
 	return opts
 }
 
@@ -302,6 +305,9 @@ func (r *run) patchOptions(mode writeMode) []cluster.PatchOption {
 	opts := []cluster.PatchOption{cluster.FieldOwner(r.opts.fieldManager())}
 	if mode == writeDryRun {
 		opts = append(opts, cluster.DryRunAll)
+	}
+	if r.opts.FieldValidation != "" {
+		opts = append(opts, r.opts.FieldValidation)
 	}
 	if r.opts.ServerSide && r.opts.ForceConflicts {
 		opts = append(opts, cluster.ForceOwnership)

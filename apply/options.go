@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -77,6 +78,11 @@ type Options struct {
 	// ("konverge/<version>"); "" means the module's version.
 	ToolingVersion string
 
+	// FieldValidation is sent with every write: how the server treats
+	// fields the kinds do not have (cluster.FieldValidationStrict, as
+	// kubectl's --validate=strict sends; "" leaves the server's default,
+	// Warn).
+	FieldValidation cluster.FieldValidation
 	// Warn receives warnings that concern no one object (pruning's
 	// deprecation notice), one line each. Nil drops them.
 	Warn func(msg string)

@@ -4,18 +4,24 @@ package cluster
 type CreateOptions struct {
 	DryRun       bool
 	FieldManager string
+	// FieldValidation is how the server treats fields the kind does not
+	// have: FieldValidationStrict, FieldValidationWarn (what "" means) or
+	// FieldValidationIgnore.
+	FieldValidation string
 }
 
 // UpdateOptions tune Update and UpdateStatus.
 type UpdateOptions struct {
-	DryRun       bool
-	FieldManager string
+	DryRun          bool
+	FieldManager    string
+	FieldValidation string
 }
 
 // PatchOptions tune Patch.
 type PatchOptions struct {
-	DryRun       bool
-	FieldManager string
+	DryRun          bool
+	FieldManager    string
+	FieldValidation string
 	// Force takes over fields other managers own (server-side apply).
 	Force bool
 }
@@ -89,6 +95,25 @@ type FieldOwner string
 func (f FieldOwner) ApplyToCreate(o *CreateOptions) { o.FieldManager = string(f) }
 func (f FieldOwner) ApplyToUpdate(o *UpdateOptions) { o.FieldManager = string(f) }
 func (f FieldOwner) ApplyToPatch(o *PatchOptions)   { o.FieldManager = string(f) }
+
+// FieldValidation is how the server treats unknown fields in a write
+// (kube-apiserver's fieldValidation parameter): Strict refuses the request
+// (400 Bad Request, `strict decoding error: unknown field "spec.replica"`),
+// Warn (the server's default) drops them with a warning each, Ignore
+// drops them silently. kubectl's --validate=strict, the default, sends
+// Strict.
+type FieldValidation string
+
+// The field validation directives.
+const (
+	FieldValidationStrict FieldValidation = "Strict"
+	FieldValidationWarn   FieldValidation = "Warn"
+	FieldValidationIgnore FieldValidation = "Ignore"
+)
+
+func (v FieldValidation) ApplyToCreate(o *CreateOptions) { o.FieldValidation = string(v) }
+func (v FieldValidation) ApplyToUpdate(o *UpdateOptions) { o.FieldValidation = string(v) }
+func (v FieldValidation) ApplyToPatch(o *PatchOptions)   { o.FieldValidation = string(v) }
 
 // ForceOwnership makes a server-side apply take over conflicting fields.
 var ForceOwnership = forceOwnership{}

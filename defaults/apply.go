@@ -23,27 +23,36 @@ import (
 // type cannot hold is a *DecodeError and leaves obj partly normalized; the
 // API server answers such a request with 400 Bad Request.
 func Apply(obj map[string]any) error {
+	_, err := ApplyUnknown(obj)
+	return err
+}
+
+// ApplyUnknown is Apply that also returns the paths of the unknown fields
+// it dropped, sorted, as UnknownFields names them: what kube-apiserver
+// reports with fieldValidation Warn, or refuses with Strict.
+func ApplyUnknown(obj map[string]any) (unknown []string, err error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	st := kindStruct(apiVersion, kind)
 	if st == nil {
-		return nil
+		return nil, nil
 	}
 	if kind == "Secret" && apiVersion == "v1" {
 		if err := foldStringData(obj); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	n := &typed{}
 	if err := n.object(obj, st, nil, true); err != nil {
-		return err
+		return nil, err
 	}
+	sort.Strings(n.unknown)
 	if fn := kindDefaults[apiVersion+"/"+kind]; fn != nil {
 		fn(obj)
 	}
 	// Encoding the defaulted Go value again drops what defaulting left
 	// empty (an empty serviceAccount, say).
-	return (&typed{}).object(obj, st, nil, true)
+	return n.unknown, (&typed{stored: true}).object(obj, st, nil, true)
 }
 
 // UnknownFields returns the paths of the fields of obj that its kind's Go

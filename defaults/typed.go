@@ -104,6 +104,9 @@ func (p *fpath) String() string {
 // form.
 type typed struct {
 	unknown []string // paths of the dropped unknown fields
+	// stored turns empty lists and maps of fields without omitempty
+	// into null, as a protobuf round trip through storage does.
+	stored bool
 }
 
 func (n *typed) object(m map[string]any, st *tstruct, p *fpath, root bool) error {
@@ -203,6 +206,11 @@ func (n *typed) field(v any, f tfield, p *fpath) (any, bool, error) {
 	}
 	if (f.omitEmpty || f.omitZero) && isEmptyValue(out, f.typ) {
 		return nil, false, nil
+	}
+	if n.stored && (f.typ.kind == tSlice || f.typ.kind == tMap) && isEmptyValue(out, f.typ) {
+		// kube-apiserver stores built-in kinds as protobuf, which keeps
+		// no empty lists or maps: what it returns has null.
+		return nil, true, nil
 	}
 	return out, true, nil
 }

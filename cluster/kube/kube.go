@@ -368,7 +368,7 @@ func (c *Cluster) Create(ctx context.Context, obj cluster.Object, opts ...cluste
 	if err != nil {
 		return nil, err
 	}
-	out, err := ri.Create(ctx, u, metav1.CreateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	out, err := ri.Create(ctx, u, metav1.CreateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
 	if err != nil {
 		return nil, convert(err)
 	}
@@ -383,7 +383,7 @@ func (c *Cluster) Update(ctx context.Context, obj cluster.Object, opts ...cluste
 	if err != nil {
 		return nil, err
 	}
-	out, err := ri.Update(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	out, err := ri.Update(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
 	if err != nil {
 		return nil, convert(err)
 	}
@@ -398,7 +398,7 @@ func (c *Cluster) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...
 	if err != nil {
 		return nil, err
 	}
-	out, err := ri.UpdateStatus(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager})
+	out, err := ri.UpdateStatus(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
 	if err != nil {
 		return nil, convert(err)
 	}
@@ -412,7 +412,7 @@ func (c *Cluster) Patch(ctx context.Context, gvk kschema.GVK, namespace, name st
 	if err != nil {
 		return nil, err
 	}
-	po := metav1.PatchOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager}
+	po := metav1.PatchOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
 	if pt == cluster.ApplyPatchType {
 		po.Force = &o.Force
 	}

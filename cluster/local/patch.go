@@ -30,6 +30,7 @@ func unsupportedMediaType(accepted []cluster.PatchType) *cluster.StatusError {
 // the semantics of an update (a resourceVersion the patch sets is a
 // precondition).
 func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType, data []byte, o cluster.PatchOptions) (map[string]any, error) {
+	defer t.withValidation(o.FieldValidation)()
 	res, err := t.resource(gvk)
 	if err != nil {
 		return nil, err
@@ -103,5 +104,7 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 		md["namespace"] = k.namespace
 	}
 	obj["apiVersion"], obj["kind"] = gvk.APIVersion(), gvk.Kind
+	t.patchBody = data
+	defer func() { t.patchBody = nil }()
 	return t.updateObject(k, res, old, obj, false, o.DryRun)
 }

@@ -16,6 +16,7 @@ func (t *txn) get(gvk schema.GVK, namespace, name string) (map[string]any, error
 	if err != nil {
 		return nil, err
 	}
+	t.warnRequest(gkOf(res))
 	obj, _, err := t.read(objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name})
 	if err != nil {
 		return nil, err
@@ -97,6 +98,7 @@ func (t *txn) list(gvk schema.GVK, o cluster.ListOptions) (*cluster.List, error)
 	if err != nil {
 		return nil, err
 	}
+	t.warnRequest(gkOf(res))
 	sel, err := t.selection(res, o)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,11 @@ type Options struct {
 	// none (where kube-apiserver takes the name from the client's user
 	// agent); "" means DefaultFieldManager.
 	FieldManager string
+	// Warnings receives the warnings of the calls made through the
+	// Store, once each call has succeeded, as a real API server sends
+	// them in Warning headers (`unknown field "spec.replica"`); nil drops
+	// them.
+	Warnings func(msg string)
 }
 
 // DefaultLockTimeout is how long Open waits for the state by default.
@@ -74,6 +79,8 @@ type Store struct {
 	clock Clock
 	// fieldManager is Options.FieldManager.
 	fieldManager string
+	// warn is Options.Warnings.
+	warn func(msg string)
 
 	builtin []cluster.Resource
 	// api is the committed view of the served kinds (built-in plus the
@@ -138,6 +145,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		db:           db,
 		clock:        opts.Clock,
 		fieldManager: opts.FieldManager,
+		warn:         opts.Warnings,
 		builtin:      kinds.Builtin(),
 	}
 	if err := s.init(); err != nil {
@@ -294,6 +302,7 @@ func (s *Store) published(t *txn) {
 		s.api.Store(t.api)
 	}
 	s.hub.publish(t.events, t.rev)
+	s.deliverWarnings(t)
 }
 
 // Txn is a Batch whose caller decides when it ends: every call through
@@ -369,14 +378,27 @@ func (x *Txn) Rollback() {
 // Wrote reports whether the transaction changed any object so far.
 func (x *Txn) Wrote() bool { return x.t.revDirty }
 
+// deliverWarnings hands the warnings of a successful transaction to
+// Options.Warnings.
+func (s *Store) deliverWarnings(t *txn) {
+	if s.warn == nil {
+		return
+	}
+	for _, w := range t.warnings {
+		s.warn(w)
+	}
+}
+
 // view runs fn in one read-only transaction.
 func (s *Store) view(ctx context.Context, fn func(t *txn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var fnErr error
+	var t *txn
 	err := s.db.View(func(tx *bolt.Tx) error {
-		fnErr = fn(s.newTxn(ctx, tx, s.api.Load()))
+		t = s.newTxn(ctx, tx, s.api.Load())
+		fnErr = fn(t)
 		return fnErr
 	})
 	if fnErr != nil {
@@ -385,6 +407,7 @@ func (s *Store) view(ctx context.Context, fn func(t *txn) error) error {
 	if err != nil {
 		return fmt.Errorf("local: read state %s: %w", s.dir, err)
 	}
+	s.deliverWarnings(t)
 	return nil
 }
 

@@ -140,6 +140,12 @@ type txn struct {
 	// noClock keeps the store's clock out of the commit (the state's own
 	// initialization, before the clock is loaded).
 	noClock bool
+	// validation is the field validation of the current call (see
+	// cluster.FieldValidation), patch its patch, if it is one; warnings
+	// are what the calls said, delivered after the commit.
+	validation string
+	patchBody  []byte
+	warnings   []string
 }
 
 func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {

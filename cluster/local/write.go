@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/defaults"
@@ -89,6 +90,7 @@ func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any
 // createObject creates in; applied says that in is the result of a
 // server-side apply, whose managedFields are already set.
 func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied bool) (map[string]any, error) {
+	defer t.withValidation(o.FieldValidation)()
 	gvk := gvkOf(in)
 	res, err := t.resource(gvk)
 	if err != nil {
@@ -155,6 +157,8 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if err := t.validateCreate(res, obj, admitName); err != nil {
 		return nil, err
 	}
+	t.warnRequest(gk)
+	t.warnObject(gk, obj)
 	if err := t.trackUpdate(res, nil, obj); err != nil {
 		return nil, err
 	}
@@ -254,7 +258,14 @@ func (t *txn) crdVersion(res cluster.Resource) *crdVersion {
 func (t *txn) defaults(res cluster.Resource, obj map[string]any) error {
 	v := t.crdVersion(res)
 	if v == nil {
-		err := defaults.Apply(obj)
+		unknown, err := defaults.ApplyUnknown(obj)
+		if err == nil {
+			err = t.checkUnknown(res, metaString(obj, "name"), unknown)
+		}
+		var se *cluster.StatusError
+		if errors.As(err, &se) {
+			return err
+		}
 		var de *defaults.DecodeError
 		if errors.As(err, &de) {
 			return cluster.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
@@ -268,7 +279,9 @@ func (t *txn) defaults(res cluster.Resource, obj map[string]any) error {
 	if v.schema == nil {
 		return nil
 	}
-	defaults.PruneUnknown(obj, v.schema)
+	if err := t.checkUnknown(res, metaString(obj, "name"), defaults.PruneUnknown(obj, v.schema)); err != nil {
+		return err
+	}
 	if err := defaults.ApplyCustomResource(obj, v.schema); err != nil {
 		return t.wrap("default", objKey{gk: gkOf(res), namespace: metaString(obj, "namespace"), name: metaString(obj, "name")}, err)
 	}
@@ -305,6 +318,7 @@ func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
 
 // update is the Update and UpdateStatus verbs.
 func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions) (map[string]any, error) {
+	defer t.withValidation(o.FieldValidation)()
 	res, err := t.resource(gvkOf(in))
 	if err != nil {
 		return nil, err
@@ -407,6 +421,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		t.mutateUpdate(res, obj, old.obj)
 		prepareForUpdate(res, obj, old.obj)
 		if k.gk == serviceGK {
+			dropTypeDependentFields(obj, old.obj)
 			if err := t.prepareService(k, obj, old.obj); err != nil {
 				return nil, err
 			}
@@ -428,6 +443,8 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		if err := t.validateUpdate(res, obj, old.obj); err != nil {
 			return nil, err
 		}
+		t.warnRequest(k.gk)
+		t.warnObject(k.gk, obj)
 	}
 	if err := t.trackUpdate(res, old.obj, obj); err != nil {
 		return nil, err
@@ -442,7 +459,9 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 			if dryRun {
 				return obj, nil
 			}
-			// The last finalizer is gone: the object goes, as it is now.
+			// The last finalizer is gone: the object goes, as it is now,
+			// at the revision of its deletion.
+			md["resourceVersion"] = strconv.FormatUint(t.rev+1, 10)
 			if err := t.finalize(k, old, obj); err != nil {
 				return nil, err
 			}

@@ -72,8 +72,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
 	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
-	f.StringVar(&o.Validate, "validate", "strict", `Must be one of: strict (or true), warn, ignore (or false). Accepted for compatibility: konverge always validates.`)
-	f.Lookup("validate").NoOptDefVal = "strict"
+	validateFlag(f, &o.Validate)
 	f.BoolVar(&o.Prune, "prune", false, "Automatically delete resource objects, that do not appear in the configs and are created by either apply or create --save-config. Should be used with either -l or --all.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types.")
@@ -93,6 +92,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
+	validation, _ := fieldValidation(o.Validate)
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
 		return fail(errOut, 1, err)
@@ -118,6 +118,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		ApplySet:         o.ApplySet,
 		Concurrency:      o.Concurrency,
 		Warn:             func(msg string) { printWarning(errOut, msg) },
+		FieldValidation:  validation,
 	}
 	progress := &progressLine{}
 	if sess.Store == nil {
@@ -161,10 +162,8 @@ func (o *ApplyOptions) check() error {
 	default:
 		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output)
 	}
-	switch o.Validate {
-	case "strict", "true", "warn", "ignore", "false":
-	default:
-		return fmt.Errorf(`invalid - validate option %q; must be one of: strict (or true), warn, ignore (or false)`, o.Validate)
+	if _, err := fieldValidation(o.Validate); err != nil {
+		return err
 	}
 	return checkSelector(o.Selector)
 }

@@ -130,7 +130,7 @@ func (g *Globals) Open(ctx context.Context) (*Session, error) {
 		return g.openKube()
 	}
 	clk := newSessionClock(ctx)
-	st, err := local.Open(g.StateDir(), local.Options{Clock: clk})
+	st, err := local.Open(g.StateDir(), local.Options{Clock: clk, Warnings: warningPrinter(g.ErrOut)})
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded cluster: %w", err)
 	}

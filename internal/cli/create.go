@@ -88,8 +88,7 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	dryRunFlag(f, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
 	o.ManagedFieldsFlags.AddFlags(f)
-	f.StringVar(&o.Validate, "validate", "strict", `Must be one of: strict (or true), warn, ignore (or false). Accepted for compatibility: konverge always validates.`)
-	f.Lookup("validate").NoOptDefVal = "strict"
+	validateFlag(f, &o.Validate)
 }
 
 func (o *WriteOptions) verb() (ing, ed string) {
@@ -111,6 +110,10 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 		return fail(errOut, 1, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output))
 	}
 	dry, err := parseDryRun(o.DryRun)
+	if err != nil {
+		return fail(errOut, 1, err)
+	}
+	validation, err := fieldValidation(o.Validate)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
@@ -152,13 +155,13 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 			case dry == apply.DryRunClient:
 				got = obj
 			case o.Replace:
-				var uopts []cluster.UpdateOption
+				uopts := []cluster.UpdateOption{validation}
 				if dry == apply.DryRunServer {
 					uopts = append(uopts, cluster.DryRunAll)
 				}
 				got, err = c.Update(ctx, obj, uopts...)
 			default:
-				var copts []cluster.CreateOption
+				copts := []cluster.CreateOption{validation}
 				if dry == apply.DryRunServer {
 					copts = append(copts, cluster.DryRunAll)
 				}

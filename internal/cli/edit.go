@@ -26,7 +26,8 @@ func init() {
 type EditOptions struct {
 	*Globals
 	FilenameFlags
-	Output string
+	Output   string
+	Validate string
 	ManagedFieldsFlags
 }
 
@@ -48,6 +49,7 @@ concurrent change is a conflict). An unchanged or empty file cancels the edit.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
 	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
+	validateFlag(cmd.Flags(), &o.Validate)
 	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
 	return cmd
 }
@@ -73,6 +75,10 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 	if o.Output != "yaml" && o.Output != "json" {
 		return failOne(o.ErrOut, fmt.Errorf("the flag 'output' must be one of yaml|json"))
 	}
+	validation, err := fieldValidation(o.Validate)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
 	sess, err := o.openResourceSession(ctx)
 	if err != nil {
 		return failOne(o.ErrOut, err)
@@ -90,7 +96,7 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 			fmt.Fprintln(o.Out, cancelled)
 			continue
 		}
-		if _, err := sess.Cluster.Update(ctx, edited); err != nil {
+		if _, err := sess.Cluster.Update(ctx, edited, validation); err != nil {
 			errs = append(errs, err)
 			continue
 		}

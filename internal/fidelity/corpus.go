@@ -19,6 +19,10 @@ type Case struct {
 	Dir string
 	// Steps are kubectl command lines without the word kubectl.
 	Steps [][]string
+	// Cleanup are command lines only the recording runs, after the case
+	// (lines "cleanup ARGS..." of the steps file): what deleting the
+	// case's files does not delete.
+	Cleanup [][]string
 }
 
 // Sleep is the step that only the recording carries out, to let the real
@@ -54,11 +58,19 @@ func Load(root string) ([]Case, error) {
 			if err != nil {
 				return nil, fmt.Errorf("case %s/%s: %w", g, e.Name(), err)
 			}
-			steps, err := ParseSteps(string(data))
+			lines, err := ParseSteps(string(data))
 			if err != nil {
 				return nil, fmt.Errorf("case %s/%s: steps: %w", g, e.Name(), err)
 			}
-			out = append(out, Case{Name: g + "/" + e.Name(), Dir: path, Steps: steps})
+			c := Case{Name: g + "/" + e.Name(), Dir: path}
+			for _, l := range lines {
+				if l[0] == "cleanup" {
+					c.Cleanup = append(c.Cleanup, l[1:])
+				} else {
+					c.Steps = append(c.Steps, l)
+				}
+			}
+			out = append(out, c)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

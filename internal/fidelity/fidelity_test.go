@@ -148,7 +148,7 @@ func serverMessage(line string) string {
 	if m := konvergePrefix.FindString(line); m != "" {
 		return strings.TrimPrefix(line, m)
 	}
-	return line
+	return strings.TrimPrefix(line, "error: ")
 }
 
 // konverge runs one command line of a case against the state in-process,

@@ -152,6 +152,9 @@ func recordCase(c fidelity.Case, kubectl, kubeconfig, tmp string) (fidelity.Reco
 // case created, waiting for it to go.
 func recordInDefault(c fidelity.Case, kubectl, kubeconfig string) (fidelity.Recording, error) {
 	cleanup := func() {
+		for _, args := range c.Cleanup {
+			runKubectl(kubectl, kubeconfig, c.Dir, args...)
+		}
 		files := manifests(c)
 		for i := len(files) - 1; i >= 0; i-- {
 			runKubectl(kubectl, kubeconfig, c.Dir, "delete", "-f", files[i], "--ignore-not-found", "--cascade=foreground", "--wait=true", "--timeout=90s")
