@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/daemonset"
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/gc"
@@ -13,8 +14,8 @@ import (
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
-// order every round runs them: the Deployment, ReplicaSet and StatefulSet
-// controllers, the kubelet of the simulated node (with profile p; nil
+// order every round runs them: the Deployment, ReplicaSet, StatefulSet and
+// DaemonSet controllers, the kubelet of the simulated node (with profile p; nil
 // means the default profile), the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
@@ -28,6 +29,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		deployment.Controller{},
 		replicaset.Controller{},
 		statefulset.Controller{},
+		daemonset.Controller{},
 		kubelet.New(p),
 		node.Controller{},
 		volumeprotection.Controller{},

@@ -110,7 +110,10 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 	msgs[ev.Message] = true
 	var existing map[string]any
 	msg := ev.Message
-	if len(msgs) >= aggregateMaxEvents {
+	// Once combined, the aggregator goes on combining every message it
+	// does not hold (it holds at most ten; individual Events that
+	// expired are no longer seen here).
+	if len(msgs) >= aggregateMaxEvents || (combined != nil && !hasMessage(streak, ev.Message)) {
 		msg = combinedPrefix + ev.Message
 		existing = combined
 	} else {
@@ -239,6 +242,15 @@ func streakOf(events []map[string]any, now time.Time) []map[string]any {
 		}
 	}
 	return out
+}
+
+func hasMessage(events []map[string]any, msg string) bool {
+	for _, e := range events {
+		if kobj.Str(e, "message") == msg {
+			return true
+		}
+	}
+	return false
 }
 
 func later(a, b map[string]any) bool {

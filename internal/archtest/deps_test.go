@@ -38,10 +38,11 @@ var allowed = map[string][]string{
 	"controller/gc":               {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/event":            {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/statefulset":      {"cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "schema", "selector", "value"},
+	"controller/daemonset":        {"cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "schema", "selector", "value"},
 	"controller/node":             {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/volumeprotection": {"cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"kubelet":                     {"cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
-	"sim":                         {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/node", "controller/replicaset", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
+	"sim":                         {"clock", "cluster", "cluster/local", "controller", "controller/deployment", "controller/event", "controller/gc", "controller/daemonset", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "controller/node", "controller/replicaset", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.

@@ -12,6 +12,7 @@ package claim
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/internal/kobj"
@@ -141,5 +142,41 @@ func (idx *Index) Forget(obj map[string]any) {
 			idx.orphans[ns] = append(list[:i:i], list[i+1:]...)
 			return
 		}
+	}
+}
+
+// Add indexes an object created in this sync.
+func (idx *Index) Add(obj map[string]any) {
+	if uid := kobj.ControllerUID(obj); uid != "" {
+		idx.byOwner[uid] = append(idx.byOwner[uid], obj)
+	}
+}
+
+// Refresh reads an object written in this sync again (dropping it when it
+// is gone).
+func (idx *Index) Refresh(ctx context.Context, c cluster.Interface, obj map[string]any) {
+	uid := kobj.ControllerUID(obj)
+	list := idx.byOwner[uid]
+	for i, o := range list {
+		if kobj.Name(o) != kobj.Name(obj) || kobj.Namespace(o) != kobj.Namespace(obj) {
+			continue
+		}
+		gvk := kobj.PodGVK
+		if av, k := kobj.Str(obj, "apiVersion"), kobj.Str(obj, "kind"); k != "" {
+			gvk.Kind = k
+			gvk.Group, gvk.Version = "", av
+			if g, v, ok := strings.Cut(av, "/"); ok {
+				gvk.Group, gvk.Version = g, v
+			}
+		}
+		fresh, err := c.Get(ctx, gvk, kobj.Namespace(obj), kobj.Name(obj))
+		if err != nil {
+			idx.byOwner[uid] = append(list[:i:i], list[i+1:]...)
+			return
+		}
+		out := append(list[:0:0], list...)
+		out[i] = fresh
+		idx.byOwner[uid] = out
+		return
 	}
 }
