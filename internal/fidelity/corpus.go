@@ -9,7 +9,7 @@ import (
 )
 
 // Groups are the directories of testdata/fidelity that hold cases.
-var Groups = []string{"kinds", "stories", "projects"}
+var Groups = []string{"kinds", "stories", "projects", "ssa"}
 
 // Case is one entry of the corpus: commands run, in order, in Dir.
 type Case struct {

@@ -32,6 +32,9 @@ type Recording struct {
 // exited with code, masked.
 func Outcome(args []string, code int, stdout, stderr string) (Step, error) {
 	s := Step{Args: args, Exit: code, Stderr: MaskText(stderr)}
+	if len(args) > 0 && args[0] == "diff" {
+		stdout = MaskDiff(stdout)
+	}
 	if wantsJSON(args) && strings.TrimSpace(stdout) != "" {
 		objs, err := decodeStream([]byte(stdout))
 		if err != nil {
@@ -91,6 +94,29 @@ var (
 	// ServiceAccount admission plugin picks at random.
 	tokenVolumeRE = regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`)
 )
+
+var (
+	// diffDirRE is the temporary directory of each side of kubectl diff.
+	diffDirRE = regexp.MustCompile(`/tmp/(LIVE|MERGED)-[0-9]+/`)
+	// diffStampRE is the time diff -u prints after a file name.
+	diffStampRE = regexp.MustCompile(`(?m)^((?:---|\+\+\+) \S+)\t.*$`)
+	// textTimeRE is a timestamp inside printed YAML.
+	textTimeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+)
+
+// MaskDiff masks the output of kubectl diff: its temporary directories
+// become live/ and merged/, the times after the file names go, and the
+// timestamps of the objects become <time>.
+func MaskDiff(s string) string {
+	s = diffDirRE.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Contains(m, "LIVE") {
+			return "live/"
+		}
+		return "merged/"
+	})
+	s = diffStampRE.ReplaceAllString(s, "$1")
+	return textTimeRE.ReplaceAllString(s, "<time>")
+}
 
 // MaskText masks uids and random volume names in command output.
 func MaskText(s string) string {
