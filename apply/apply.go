@@ -56,7 +56,7 @@ var errRollback = errors.New("apply: rolled back")
 // Options.Concurrency goroutines at once.
 func (a *Applier) Apply(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	if err := a.opts.check(); err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
+		return nil, &OptionsError{Err: err}
 	}
 	r := &run{opts: a.opts}
 	if b, ok := a.c.(Batcher); ok && a.opts.DryRun != DryRunClient {

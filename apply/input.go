@@ -119,7 +119,11 @@ func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.
 		ok = append(ok, it)
 	}
 	verrs := make([]error, len(ok))
-	parallel(len(ok), func(i int) { verrs[i] = validateItem(ok[i]) })
+	if !opts.ServerSide {
+		// A server-side apply is checked by the server, as kubectl leaves
+		// it (the errors of the typed merge are the server's).
+		parallel(len(ok), func(i int) { verrs[i] = validateItem(ok[i]) })
+	}
 	valid := ok[:0]
 	for i, it := range ok {
 		if verrs[i] != nil {

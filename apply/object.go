@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -224,23 +223,4 @@ func (r *run) warnIfDeleting(res *Result) {
 	if dt, _ := objref.Metadata(res.Object)["deletionTimestamp"].(string); dt != "" {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: Detected changes to resource %s which is currently being deleted.", res.Ref.Name))
 	}
-}
-
-// serverSide sends the object as a server-side apply patch.
-func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode writeMode, res Result) (Result, error) {
-	it := p.it
-	out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.patchOptions(mode)...)
-	if err != nil {
-		var se *cluster.StatusError
-		if errors.As(err, &se) && se.Code == 415 {
-			return res, fmt.Errorf("Server-side apply not available on the server: (%w)", err)
-		}
-		if cluster.IsConflict(err) {
-			return res, fmt.Errorf("%w\n%s", err, conflictHelp)
-		}
-		return res, err
-	}
-	res.Action, res.Object = ServerSideApplied, out
-	r.warnIfDeleting(&res)
-	return res, nil
 }

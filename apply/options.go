@@ -121,6 +121,15 @@ const (
 	StepApply = "applying"
 )
 
+// OptionsError is a combination of options that kubectl refuses; Err
+// is kubectl's message ("--force-conflicts only works with --server-side").
+type OptionsError struct{ Err error }
+
+func (e *OptionsError) Error() string { return "apply: " + e.Err.Error() }
+
+// Unwrap returns kubectl's message.
+func (e *OptionsError) Unwrap() error { return e.Err }
+
 // check reports flag combinations kubectl refuses, with its messages.
 func (o Options) check() error {
 	switch {

@@ -538,7 +538,7 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 // runSync calls the controller, counting its writes, with a panic turned
 // into an error.
 func (r *Runner) runSync(ctx context.Context, ctrl controller.Controller, c cluster.Interface, now time.Time) (out controller.Result, writes int, err error) {
-	w := &counting{Interface: c}
+	w := &counting{Interface: c, manager: fieldManager(ctrl)}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: stack()}
@@ -594,30 +594,49 @@ func (r *Runner) warn(ctrl controller.Controller, now time.Time, err error) {
 	}
 }
 
-// counting counts the writes made through it.
+// The field managers the controllers write as (managedFields), as their
+// real counterparts do: kube-apiserver takes the name from the client's
+// user agent.
+const (
+	managerControllers = "kube-controller-manager"
+	managerKubelet     = "kubelet"
+)
+
+// fieldManager is the manager a controller writes as: "kubelet" for the
+// simulated kubelet, "kube-controller-manager" for the others.
+func fieldManager(ctrl controller.Controller) string {
+	if ctrl.Name() == "kubelet" {
+		return managerKubelet
+	}
+	return managerControllers
+}
+
+// counting counts the writes made through it, and names the controller's
+// field manager in them (a FieldOwner of the controller's own wins).
 type counting struct {
 	cluster.Interface
-	writes int
+	manager string
+	writes  int
 }
 
 func (c *counting) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
 	c.writes++
-	return c.Interface.Create(ctx, obj, opts...)
+	return c.Interface.Create(ctx, obj, append([]cluster.CreateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
 	c.writes++
-	return c.Interface.Update(ctx, obj, opts...)
+	return c.Interface.Update(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
 	c.writes++
-	return c.Interface.UpdateStatus(ctx, obj, opts...)
+	return c.Interface.UpdateStatus(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
 	c.writes++
-	return c.Interface.Patch(ctx, gvk, namespace, name, pt, patch, opts...)
+	return c.Interface.Patch(ctx, gvk, namespace, name, pt, patch, append([]cluster.PatchOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {

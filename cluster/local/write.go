@@ -133,8 +133,13 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if generated {
 		md["name"] = generateName(str(md, "generateName"))
 	}
-	// Defaults (which may replace any map of obj), then the strategy.
+	// Defaults (which may replace any map of obj), the creator's fields
+	// (kube-apiserver's field manager sees the object as decoded), then
+	// admission and the strategy.
 	if err := t.defaults(res, obj); err != nil {
+		return nil, err
+	}
+	if err := t.trackUpdate(res, nil, obj); err != nil {
 		return nil, err
 	}
 	md = metadata(obj)
@@ -159,9 +164,6 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	}
 	t.warnRequest(gk)
 	t.warnObject(gk, obj)
-	if err := t.trackUpdate(res, nil, obj); err != nil {
-		return nil, err
-	}
 	if gk == crdGK {
 		defaultCRD(obj)
 		obj["status"] = initialCRDStatus(obj)
@@ -416,6 +418,11 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	} else if err := t.defaults(res, obj); err != nil {
 		return nil, err
 	}
+	// The writer's fields, as kube-apiserver's field manager sees them:
+	// after decoding, before admission and the strategy.
+	if err := t.trackUpdate(res, old.obj, obj); err != nil {
+		return nil, err
+	}
 	md = metadata(obj)
 	if !statusOnly {
 		t.mutateUpdate(res, obj, old.obj)
@@ -445,9 +452,6 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		}
 		t.warnRequest(k.gk)
 		t.warnObject(k.gk, obj)
-	}
-	if err := t.trackUpdate(res, old.obj, obj); err != nil {
-		return nil, err
 	}
 	if k.gk == crdGK && !statusOnly {
 		defaultCRD(obj)

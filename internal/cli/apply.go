@@ -144,7 +144,10 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		err = perr
 	}
 	if err != nil {
-		return fail(errOut, 1, err)
+		for _, line := range applyErrorLines(err, o.ServerSide) {
+			fmt.Fprintln(errOut, line)
+		}
+		return &ExitError{Code: 1}
 	}
 	if err := sess.Close(ctx); err != nil {
 		return fail(errOut, 1, err)

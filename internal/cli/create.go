@@ -29,6 +29,8 @@ type WriteOptions struct {
 	Output     string
 	Validate   string
 	ManagedFieldsFlags
+	// FieldManager is --field-manager.
+	FieldManager string
 }
 
 func init() {
@@ -88,7 +90,24 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	dryRunFlag(f, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
 	o.ManagedFieldsFlags.AddFlags(f)
+	manager := managerCreate
+	if o.Replace {
+		manager = managerReplace
+	}
+	fieldManagerFlag(f, &o.FieldManager, manager)
 	validateFlag(f, &o.Validate)
+}
+
+// fieldManager is --field-manager, or the command's default when the
+// options were built without flags.
+func (o *WriteOptions) fieldManager() string {
+	switch {
+	case o.FieldManager != "":
+		return o.FieldManager
+	case o.Replace:
+		return managerReplace
+	}
+	return managerCreate
 }
 
 func (o *WriteOptions) verb() (ing, ed string) {
@@ -155,13 +174,13 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 			case dry == apply.DryRunClient:
 				got = obj
 			case o.Replace:
-				uopts := []cluster.UpdateOption{validation}
+				uopts := []cluster.UpdateOption{validation, cluster.FieldOwner(o.fieldManager())}
 				if dry == apply.DryRunServer {
 					uopts = append(uopts, cluster.DryRunAll)
 				}
 				got, err = c.Update(ctx, obj, uopts...)
 			default:
-				copts := []cluster.CreateOption{validation}
+				copts := []cluster.CreateOption{validation, cluster.FieldOwner(o.fieldManager())}
 				if dry == apply.DryRunServer {
 					copts = append(copts, cluster.DryRunAll)
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/value"
 )
@@ -29,6 +30,7 @@ type EditOptions struct {
 	Output   string
 	Validate string
 	ManagedFieldsFlags
+	FieldManager string
 }
 
 // NewEditCmd returns the edit command.
@@ -50,6 +52,7 @@ concurrent change is a conflict). An unchanged or empty file cancels the edit.`,
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
 	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
 	validateFlag(cmd.Flags(), &o.Validate)
+	fieldManagerFlag(cmd.Flags(), &o.FieldManager, managerEdit)
 	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
 	return cmd
 }
@@ -96,7 +99,7 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 			fmt.Fprintln(o.Out, cancelled)
 			continue
 		}
-		if _, err := sess.Cluster.Update(ctx, edited, validation); err != nil {
+		if _, err := sess.Cluster.Update(ctx, edited, validation, cluster.FieldOwner(o.FieldManager)); err != nil {
 			errs = append(errs, err)
 			continue
 		}

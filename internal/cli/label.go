@@ -30,6 +30,7 @@ type LabelOptions struct {
 	All             bool
 	Selector        string
 	ResourceVersion string
+	FieldManager    string
 	// field is "labels" or "annotations".
 	field string
 }
@@ -58,6 +59,11 @@ func NewLabelCmd(o *LabelOptions) *cobra.Command {
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update the "+o.field)
+	manager := managerLabel
+	if o.field == "annotations" {
+		manager = managerAnnotate
+	}
+	fieldManagerFlag(f, &o.FieldManager, manager)
 	return cmd
 }
 
@@ -185,7 +191,7 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 				pm["resourceVersion"] = o.ResourceVersion
 			}
 			b, _ := json.Marshal(map[string]any{"metadata": pm})
-			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b); err != nil {
+			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, cluster.FieldOwner(o.FieldManager)); err != nil {
 				errs = append(errs, err)
 				continue
 			}

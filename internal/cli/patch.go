@@ -23,9 +23,10 @@ func init() {
 type PatchOptions struct {
 	*Globals
 	FilenameFlags
-	Patch     string
-	PatchFile string
-	Type      string
+	Patch        string
+	PatchFile    string
+	Type         string
+	FieldManager string
 }
 
 // NewPatchCmd returns the patch command.
@@ -47,6 +48,7 @@ only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
 	f.StringVar(&o.PatchFile, "patch-file", "", "A file containing a patch to be applied to the resource.")
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
+	fieldManagerFlag(f, &o.FieldManager, managerPatch)
 	return cmd
 }
 
@@ -101,7 +103,7 @@ func (o *PatchOptions) Run(ctx context.Context, args []string) error {
 				Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"})
 			continue
 		}
-		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch)
+		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch, cluster.FieldOwner(o.FieldManager))
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -163,13 +163,19 @@ func errorText(err error) string {
 	var se *cluster.StatusError
 	if errors.As(err, &se) {
 		if se.Reason == cluster.ReasonInvalid {
+			// kubectl names the kind without its group ("Deployment").
+			kind, _, _ := strings.Cut(se.Kind, ".")
 			if len(se.Causes) > 1 {
 				var b strings.Builder
-				fmt.Fprintf(&b, "The %s %q is invalid: ", se.Kind, se.Name)
+				fmt.Fprintf(&b, "The %s %q is invalid: ", kind, se.Name)
 				for _, c := range se.Causes {
 					fmt.Fprintf(&b, "\n* %s: %s", c.Field, c.Message)
 				}
 				return b.String()
+			}
+			if len(se.Causes) == 1 && (kind != "" || se.Name != "") {
+				c := se.Causes[0]
+				return fmt.Sprintf("The %s %q is invalid: %s: %s", kind, se.Name, c.Field, c.Message)
 			}
 			return "The " + se.Message
 		}

@@ -456,7 +456,7 @@ func runRolloutUndo(ctx context.Context, g *Globals, args []string, toRevision i
 // --- pause, resume ----------------------------------------------------
 
 func newRolloutPauseResumeCmd(g *Globals, pause bool) *cobra.Command {
-	var sel string
+	var sel, manager string
 	use, short, long := "resume", "Resume a paused resource", `Resume a paused Deployment, as kubectl rollout resume does: the controller rolls out
 the changes made while it was paused, as one new revision.`
 	if pause {
@@ -470,10 +470,11 @@ pod template are not rolled out until it is resumed.`
 		Example: "  konverge rollout " + use + " deployment/nginx-deployment",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
-			return runRolloutPause(cmd.Context(), g, args, sel, pause)
+			return runRolloutPause(cmd.Context(), g, args, sel, pause, manager)
 		},
 	}
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
+	fieldManagerFlag(cmd.Flags(), &manager, managerRollout)
 	return cmd
 }
 
@@ -485,7 +486,7 @@ func resourceString(res cluster.Resource) string {
 	return res.Plural + "." + res.GVK.Group
 }
 
-func runRolloutPause(ctx context.Context, g *Globals, args []string, sel string, pause bool) error {
+func runRolloutPause(ctx context.Context, g *Globals, args []string, sel string, pause bool, manager string) error {
 	sess, err := g.openResourceSession(ctx)
 	if err != nil {
 		return failOne(g.ErrOut, err)
@@ -504,7 +505,7 @@ func runRolloutPause(ctx context.Context, g *Globals, args []string, sel string,
 			continue
 		}
 		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"paused": pause}})
-		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), name, cluster.StrategicMergePatchType, b); err != nil {
+		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), name, cluster.StrategicMergePatchType, b, cluster.FieldOwner(manager)); err != nil {
 			errs = append(errs, fmt.Errorf("failed to patch: %v", err))
 			continue
 		}
@@ -523,7 +524,7 @@ func runRolloutPause(ctx context.Context, g *Globals, args []string, sel string,
 const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
 func newRolloutRestartCmd(g *Globals) *cobra.Command {
-	var sel string
+	var sel, manager string
 	cmd := &cobra.Command{
 		Use:   "restart RESOURCE",
 		Short: "Restart a resource",
@@ -533,14 +534,15 @@ so that the controller rolls out new pods.`,
 		Example: "  konverge rollout restart deployment/nginx-deployment",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
-			return runRolloutRestart(cmd.Context(), g, args, sel)
+			return runRolloutRestart(cmd.Context(), g, args, sel, manager)
 		},
 	}
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
+	fieldManagerFlag(cmd.Flags(), &manager, managerRollout)
 	return cmd
 }
 
-func runRolloutRestart(ctx context.Context, g *Globals, args []string, sel string) error {
+func runRolloutRestart(ctx context.Context, g *Globals, args []string, sel, manager string) error {
 	sess, err := g.openResourceSession(ctx)
 	if err != nil {
 		return failOne(g.ErrOut, err)
@@ -561,7 +563,7 @@ func runRolloutRestart(ctx context.Context, g *Globals, args []string, sel strin
 		}
 		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
 			"annotations": map[string]any{RestartedAtAnnotation: now}}}}})
-		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), name, cluster.StrategicMergePatchType, b); err != nil {
+		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), name, cluster.StrategicMergePatchType, b, cluster.FieldOwner(manager)); err != nil {
 			errs = append(errs, fmt.Errorf("failed to patch: %v", err))
 			continue
 		}

@@ -59,7 +59,7 @@ type containerEdit func(c map[string]any) bool
 // to its init containers when inits is set) and sends the strategic merge
 // patch of the changed ones. It returns whether a container matched and
 // whether anything changed.
-func patchContainers(ctx context.Context, sess *Session, t gotObject, match func(name string) bool, inits bool, edit containerEdit) (found, changed bool, err error) {
+func patchContainers(ctx context.Context, sess *Session, t gotObject, match func(name string) bool, inits bool, edit containerEdit, manager string) (found, changed bool, err error) {
 	sp := podSpecPath(t.res.GVK.Kind)
 	if sp == nil {
 		return false, false, fmt.Errorf("%s/%s has no pod template", resourceString(t.res), printer.Str(t.obj, "metadata", "name"))
@@ -95,7 +95,7 @@ func patchContainers(ctx context.Context, sess *Session, t gotObject, match func
 		return found, false, err
 	}
 	md := printer.Map(t.obj, "metadata")
-	_, err = sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.StrategicMergePatchType, b)
+	_, err = sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.StrategicMergePatchType, b, cluster.FieldOwner(manager))
 	return found, err == nil, err
 }
 
@@ -137,7 +137,7 @@ func deepCopyValue(v any) any {
 // --- set image --------------------------------------------------------
 
 func newSetImageCmd(g *Globals) *cobra.Command {
-	var sel string
+	var sel, manager string
 	var all bool
 	var ff FilenameFlags
 	cmd := &cobra.Command{
@@ -150,16 +150,17 @@ is: the next apply of the old file reverts the image.`,
   konverge set image deployment nginx-deployment '*=nginx:1.16.1'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
-			return runSetImage(cmd.Context(), g, ff, args, sel, all)
+			return runSetImage(cmd.Context(), g, ff, args, sel, all, manager)
 		},
 	}
+	fieldManagerFlag(cmd.Flags(), &manager, managerSet)
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
 	cmd.Flags().BoolVar(&all, "all", false, "Select all resources, in the namespace of the specified resource types")
 	ff.AddFlags(cmd.Flags(), "identifying the resource to get from a server")
 	return cmd
 }
 
-func runSetImage(ctx context.Context, g *Globals, ff FilenameFlags, args []string, sel string, all bool) error {
+func runSetImage(ctx context.Context, g *Globals, ff FilenameFlags, args []string, sel string, all bool, manager string) error {
 	var resArgs []string
 	images := map[string]string{}
 	var order []string
@@ -198,7 +199,7 @@ func runSetImage(ctx context.Context, g *Globals, ff FilenameFlags, args []strin
 			found, changed, err := patchContainers(ctx, sess, t, match, true, func(c map[string]any) bool {
 				c["image"] = img
 				return true
-			})
+			}, manager)
 			if err != nil {
 				tErr = fmt.Errorf("failed to patch image update to pod template: %v", err)
 				break
@@ -231,7 +232,7 @@ func runSetImage(ctx context.Context, g *Globals, ff FilenameFlags, args []strin
 // --- set resources ----------------------------------------------------
 
 func newSetResourcesCmd(g *Globals) *cobra.Command {
-	var sel, containers, limits, requests string
+	var sel, containers, limits, requests, manager string
 	var all bool
 	var ff FilenameFlags
 	cmd := &cobra.Command{
@@ -244,10 +245,11 @@ left as it is.`,
   konverge set resources deployment nginx-deployment --requests=cpu=100m`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
-			return runSetResources(cmd.Context(), g, ff, args, sel, all, containers, limits, requests)
+			return runSetResources(cmd.Context(), g, ff, args, sel, all, containers, limits, requests, manager)
 		},
 	}
 	f := cmd.Flags()
+	fieldManagerFlag(f, &manager, managerSet)
 	f.StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
 	f.BoolVar(&all, "all", false, "Select all resources, in the namespace of the specified resource types")
 	f.StringVarP(&containers, "containers", "c", "*", "The names of containers in the selected pod templates to change, all containers are selected by default - may use wildcards")
@@ -277,7 +279,7 @@ func parseResourceList(s string) (map[string]any, error) {
 	return out, nil
 }
 
-func runSetResources(ctx context.Context, g *Globals, ff FilenameFlags, args []string, sel string, all bool, containers, limits, requests string) error {
+func runSetResources(ctx context.Context, g *Globals, ff FilenameFlags, args []string, sel string, all bool, containers, limits, requests, manager string) error {
 	if all && sel != "" {
 		return failOne(g.ErrOut, fmt.Errorf("cannot set --all and --selector at the same time"))
 	}
@@ -333,7 +335,7 @@ func runSetResources(ctx context.Context, g *Globals, ff FilenameFlags, args []s
 			set("requests", req)
 			c["resources"] = res
 			return true
-		})
+		}, manager)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("failed to patch resources update to pod template %v", err))
 			continue

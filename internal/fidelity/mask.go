@@ -153,6 +153,14 @@ func maskControllers(v any) {
 	if _, ok := obj["status"]; ok {
 		obj["status"] = "<controllers>"
 	}
+	// So is what the controllers own of it.
+	md, _ := obj["metadata"].(map[string]any)
+	entries, _ := md["managedFields"].([]any)
+	for _, e := range entries {
+		if em, ok := e.(map[string]any); ok && em["subresource"] == "status" {
+			em["fieldsV1"] = "<controllers>"
+		}
+	}
 	if spec, ok := obj["spec"].(map[string]any); ok && obj["kind"] == "Pod" {
 		delete(spec, "nodeName")
 	}
@@ -161,6 +169,7 @@ func maskControllers(v any) {
 // maskObject masks what depends on the object's kind.
 func maskObject(obj map[string]any) {
 	md, _ := obj["metadata"].(map[string]any)
+	sortManagedFields(md)
 	if gen, ok := md["generateName"].(string); ok {
 		if name, ok := md["name"].(string); ok && strings.HasPrefix(name, gen) {
 			md["name"] = gen + "<rand>"
@@ -309,4 +318,17 @@ func short(v any) string {
 		return string(data[:200]) + "..."
 	}
 	return string(data)
+}
+
+// sortManagedFields orders managedFields without their times, which are
+// masked: kube-apiserver orders entries by operation, time, manager,
+// apiVersion and subresource, and two commands of a case may or may not
+// fall within one second.
+func sortManagedFields(md map[string]any) {
+	entries, _ := md["managedFields"].([]any)
+	key := func(e any) string {
+		m, _ := e.(map[string]any)
+		return fmt.Sprint(m["operation"], "\x00", m["manager"], "\x00", m["apiVersion"], "\x00", m["subresource"])
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/pflag"
+
+	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
+)
+
+// The field managers kubectl's commands write as, unless --field-manager
+// names another.
+const (
+	managerCreate   = "kubectl-create"
+	managerReplace  = "kubectl-replace"
+	managerEdit     = "kubectl-edit"
+	managerPatch    = "kubectl-patch"
+	managerLabel    = "kubectl-label"
+	managerAnnotate = "kubectl-annotate"
+	managerSet      = "kubectl-set"
+	managerRollout  = "kubectl-rollout"
+	managerExpose   = "kubectl-expose"
+	managerRun      = "kubectl-run"
+	managerScale    = "kubectl-autoscale"
+	// managerUserAgent is what kube-apiserver records for kubectl's
+	// requests that name no manager (kubectl scale): the first word of its
+	// user agent.
+	managerUserAgent = "kubectl"
+)
+
+// fieldManagerFlag adds kubectl's --field-manager with the command's
+// default manager. Commands that write take it and pass it to the cluster
+// with cluster.FieldOwner.
+func fieldManagerFlag(fs *pflag.FlagSet, p *string, def string) {
+	fs.StringVar(p, "field-manager", def, "Name of the manager used to track field ownership.")
+}
+
+// applyErrorLines returns what kubectl prints for the error of an apply:
+// its own message for options it refuses, and with --server-side each
+// object's error as the server answered it (kubectl names no file then).
+func applyErrorLines(err error, serverSide bool) []string {
+	var oe *apply.OptionsError
+	if errors.As(err, &oe) {
+		return []string{"error: " + oe.Err.Error()}
+	}
+	var ae apply.Errors
+	if !serverSide || !errors.As(err, &ae) {
+		return errorLines(err)
+	}
+	out := make([]string, 0, len(ae))
+	for _, e := range ae {
+		out = append(out, serverSideErrorText(e.Err))
+	}
+	return out
+}
+
+// serverSideErrorText is one object's error of a server-side apply as
+// kubectl prints it.
+func serverSideErrorText(err error) string {
+	var ce *apply.ConflictError
+	if errors.As(err, &ce) {
+		return "error: " + ce.Error()
+	}
+	var se *cluster.StatusError
+	if errors.As(err, &se) {
+		return errorText(se)
+	}
+	return "error: " + err.Error()
+}
