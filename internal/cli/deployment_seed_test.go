@@ -472,7 +472,7 @@ func TestSeedDeploymentPauseResume(t *testing.T) {
 	if _, errOut, code := c.run("rollout", "resume", "deployment/nginx"); code != 1 || errOut != "error: deployments.apps \"nginx\" is not paused\n" {
 		t.Errorf("second resume: exit %d %q", code, errOut)
 	}
-	watch := c.ok("get", "rs", "-w")
+	watch := c.ok("get", "rs", "-w", "--timeout=10m")
 	lines := strings.Split(strings.TrimSpace(watch), "\n")
 	if !strings.HasPrefix(lines[0], "NAME ") || len(lines) < 8 {
 		t.Errorf("get rs -w:\n%s", watch)

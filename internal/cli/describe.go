@@ -73,13 +73,13 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 	if o.AllNamespaces {
 		ns = ""
 	}
-	found, errs, stop := o.gatherObjects(ctx, sess.Cluster, reqs, ns, o.Selector, func(r resourceRequest, n string, err error) ([]gotObject, error) {
+	found, errs, stop := o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector}, func(r resourceRequest, n string, err error) ([]gotObject, error) {
 		// kubectl describe TYPE PREFIX: the objects whose names start with
 		// PREFIX, when none is named PREFIX.
 		if !cluster.IsNotFound(err) || len(args) != 2 || strings.Contains(args[0], ",") {
 			return nil, err
 		}
-		items, lerr := listRequest(ctx, sess.Cluster, r.Resource, o.objectNamespace(r.Resource), "")
+		items, lerr := listRequest(ctx, sess.Cluster, r.Resource, o.objectNamespace(r.Resource), listSelectors{})
 		if lerr != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -12,25 +13,51 @@ import (
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/internal/kustomize"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/selector"
 )
 
-// FilenameFlags are kubectl's -f/--filename and -R/--recursive.
+// FilenameFlags are kubectl's -f/--filename, -R/--recursive and
+// -k/--kustomize.
 type FilenameFlags struct {
 	Filenames []string
 	Recursive bool
+	// Kustomize is the kustomization directory of -k.
+	Kustomize string
+	// Warnings receives the kustomize library's warnings (deprecated
+	// fields); nil means the process's standard error.
+	Warnings io.Writer
 }
 
-// AddFlags registers -f and -R; usage completes "Filename, directory, or
-// URL to files " as kubectl's help does.
+// AddFlags registers -f, -R and -k; usage completes "The files that
+// contain the configurations " as kubectl's help does.
 func (f *FilenameFlags) AddFlags(fs *pflag.FlagSet, usage string) {
 	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "The files that contain the configurations "+usage)
 	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Process the directory used in -f, --filename recursively. Useful when you want to manage related manifests organized within the same directory.")
+	fs.StringVarP(&f.Kustomize, "kustomize", "k", "", "Process the kustomization directory. This flag can't be used together with -f or -R.")
 }
 
-// Read reads the objects of every -f path.
+// given reports whether -f or -k was given.
+func (f *FilenameFlags) given() bool { return len(f.Filenames) > 0 || f.Kustomize != "" }
+
+// Read reads the objects of every -f path, or those the kustomization of
+// -k builds (with the kustomize library, as kubectl -k does).
 func (f *FilenameFlags) Read(ctx context.Context, stdin io.Reader) ([]manifest.Object, error) {
+	if f.Kustomize != "" {
+		if len(f.Filenames) > 0 || f.Recursive {
+			return nil, errors.New("only one of -f or -k can be specified")
+		}
+		warn := f.Warnings
+		if warn == nil {
+			warn = os.Stderr
+		}
+		y, err := kustomize.Build(f.Kustomize, warn)
+		if err != nil {
+			return nil, err
+		}
+		return manifest.Parse(ctx, f.Kustomize, y)
+	}
 	return manifest.Read(ctx, f.Filenames, manifest.Options{Recursive: f.Recursive, Stdin: stdin})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/schema"
 )
 
 func init() {
@@ -21,27 +22,36 @@ func init() {
 // GetOptions are the flags of konverge get.
 type GetOptions struct {
 	*Globals
-	Output         string
+	FilenameFlags
+	PrintFlags
+
 	Selector       string
+	FieldSelector  string
+	SortBy         string
+	LabelColumns   []string
 	ShowLabels     bool
+	ShowKind       bool
 	AllNamespaces  bool
 	NoHeaders      bool
 	IgnoreNotFound bool
-	ManagedFieldsFlags
 
-	watchOpts watchFlags // -w, --timeout: see watch.go
+	watchOpts watchFlags // -w, --watch-only, --output-watch-events: see watch.go
 }
 
 // NewGetCmd returns the get command.
 func NewGetCmd(o *GetOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "get (TYPE[.VERSION][.GROUP] [NAME ...] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
+		Use:   "get [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file|custom-columns|custom-columns-file|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
 		Short: "Display one or many resources",
 		Long: `Display one or many resources, as kubectl get does: a table with kubectl's columns for
-the kind (-o wide adds more), or the objects as YAML or JSON, or their names.`,
+the kind (-o wide adds more; a custom resource gets its CRD's printer columns), or the
+objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 		Example: `  konverge get deployments
   konverge get deploy nginx-deployment -o yaml
   konverge get pods -l app=nginx -o wide
+  konverge get cm -o jsonpath='{.items[*].metadata.name}'
+  konverge get deploy -o custom-columns=NAME:.metadata.name,IMAGES:.spec.template.spec.containers[*].image
+  konverge get pods --sort-by=.metadata.creationTimestamp -L app
   konverge get deploy,rs -A`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,13 +60,17 @@ the kind (-o wide adds more), or the objects as YAML or JSON, or their names.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide).")
+	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide, kyaml).")
+	o.FilenameFlags.AddFlags(f, "identifying the resource to get from a server.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
+	f.StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, supports '=', '==', and '!='.(e.g. --field-selector key1=value1,key2=value2). The server only supports a limited number of field queries per type.")
+	f.StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort list types using this field specification.  The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'). The field in the API resource specified by this JSONPath expression must be an integer or a string.")
+	f.StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
+	f.BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column)")
+	f.BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
-	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist.")
-	o.ManagedFieldsFlags.AddFlags(f)
+	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist. Using this flag with commands that query for collections of resources has no effect when no resources are found.")
 	o.watchOpts.addFlags(f)
 	return cmd
 }
@@ -74,12 +88,15 @@ type gotObject struct {
 
 // Run gets and prints the objects args name.
 func (o *GetOptions) Run(ctx context.Context, args []string) error {
-	switch o.Output {
-	case "", "wide", "yaml", "json", "name":
-	default:
-		return failOne(o.ErrOut, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,wide,yaml", o.Output))
+	var objPrinter printer.ObjectPrinter
+	if !printer.IsTable(o.Output) {
+		p, err := o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		objPrinter = p
 	}
-	if len(args) == 0 {
+	if len(args) == 0 && !o.FilenameFlags.given() {
 		fmt.Fprint(o.ErrOut, "You must specify the type of resource to get. Use \"konverge api-resources\" for a complete list of supported resources.\n\n")
 		return failOne(o.ErrOut, fmt.Errorf("Required resource not specified.\nUse \"konverge explain <resource>\" for a detailed description of that resource (e.g. konverge explain pods).\nSee 'konverge get -h' for help and examples"))
 	}
@@ -90,13 +107,33 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	defer sess.Close(ctx)
 
 	var reqs []resourceRequest
-	if args[0] == "all" && len(args) == 1 {
+	var fileObjs []gotObject
+	switch {
+	case o.FilenameFlags.given():
+		o.FilenameFlags.Warnings = o.ErrOut
+		if len(args) > 0 {
+			return failOne(o.ErrOut, fmt.Errorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well"))
+		}
+		objs, err := o.FilenameFlags.Read(ctx, o.In)
+		if err != nil {
+			return fail(o.ErrOut, 1, err)
+		}
+		for _, mo := range objs {
+			gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
+			res, err := sess.Mapper().ResourceFor(gvk)
+			if err != nil {
+				return failOne(o.ErrOut, fmt.Errorf("%s: resource mapping not found for name: %q namespace: %q from %q: %w\nensure CRDs are installed first",
+					mo.Source.File, printer.Str(mo.Obj, "metadata", "name"), printer.Str(mo.Obj, "metadata", "namespace"), mo.Source.File, plainError(err)))
+			}
+			fileObjs = append(fileObjs, gotObject{res, mo.Obj})
+		}
+	case args[0] == "all" && len(args) == 1:
 		for _, k := range allKinds {
 			if res, err := sess.Mapper().Find(k); err == nil {
 				reqs = append(reqs, resourceRequest{Resource: res})
 			}
 		}
-	} else {
+	default:
 		reqs, err = resolveResourceArgs(sess.Mapper(), args)
 		if err != nil {
 			return failOne(o.ErrOut, err)
@@ -119,41 +156,78 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	if o.AllNamespaces {
 		ns = ""
 	}
-
-	found, errs, stop := o.gatherObjects(ctx, sess.Cluster, reqs, ns, o.Selector, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
-		if o.IgnoreNotFound && cluster.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, err
-	})
-	if stop != nil {
-		return failOne(o.ErrOut, stop)
+	if o.watchOpts.watching() {
+		return o.runWatch(ctx, sess, reqs, ns)
 	}
 
-	single := len(reqs) == 1 && len(reqs[0].Names) == 1
-	switch o.Output {
-	case "yaml", "json":
-		if single {
-			if len(found) == 1 {
-				if err := printObjects(o.Out, found[0].obj, o.Output, o.ShowManagedFields); err != nil {
-					return failOne(o.ErrOut, err)
+	var found []gotObject
+	var errs []error
+	if fileObjs != nil {
+		for _, f := range fileObjs {
+			fns := ""
+			if f.res.Namespaced {
+				fns = printer.Str(f.obj, "metadata", "namespace")
+				if fns == "" {
+					fns = o.Ns()
 				}
 			}
+			live, err := sess.Cluster.Get(ctx, f.res.GVK, fns, printer.Str(f.obj, "metadata", "name"))
+			if err != nil {
+				if !(o.IgnoreNotFound && cluster.IsNotFound(err)) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			found = append(found, gotObject{f.res, live})
+		}
+	} else {
+		var stop error
+		found, errs, stop = o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector, fields: o.FieldSelector}, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
+			if o.IgnoreNotFound && cluster.IsNotFound(err) {
+				return nil, nil
+			}
+			return nil, err
+		})
+		if stop != nil {
+			return failOne(o.ErrOut, stop)
+		}
+	}
+
+	if objPrinter != nil {
+		// One object named alone prints as itself; anything else as a
+		// List (kubectl's printGeneric).
+		single := (len(reqs) == 1 && len(reqs[0].Names) == 1) || (fileObjs != nil && len(fileObjs) == 1)
+		if len(found) == 0 && o.IgnoreNotFound {
 			return reportErrors(o.ErrOut, errs)
 		}
-		items := make([]any, len(found))
-		for i, f := range found {
-			items[i] = f.obj
+		var toPrint any
+		if single && len(found) == 1 {
+			toPrint = found[0].obj
+		} else if single && len(errs) > 0 {
+			return reportErrors(o.ErrOut, errs)
+		} else {
+			items := make([]any, len(found))
+			for i, f := range found {
+				items[i] = f.obj
+			}
+			if o.SortBy != "" && len(items) > 0 {
+				order, err := printer.SortByField(items, o.SortBy)
+				if err != nil {
+					return failOne(o.ErrOut, err)
+				}
+				sorted := make([]any, len(items))
+				for i, j := range order {
+					sorted[i] = items[j]
+				}
+				items = sorted
+			}
+			toPrint = printer.ListOf(items)
 		}
-		list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items,
-			"metadata": map[string]any{"resourceVersion": ""}}
-		if err := printObjects(o.Out, list, o.Output, o.ShowManagedFields); err != nil {
-			return failOne(o.ErrOut, err)
-		}
-		return reportErrors(o.ErrOut, errs)
-	case "name":
-		for _, f := range found {
-			fmt.Fprintln(o.Out, objectRef(f.res, printer.Str(f.obj, "metadata", "name")))
+		var buf bytes.Buffer
+		perr := objPrinter.PrintObject(&buf, toPrint)
+		_, _ = o.Out.Write(buf.Bytes())
+		if perr != nil {
+			errs = append(errs, perr)
 		}
 		return reportErrors(o.ErrOut, errs)
 	}
@@ -162,22 +236,38 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		Wide:          o.Output == "wide",
 		NoHeaders:     o.NoHeaders,
 		ShowLabels:    o.ShowLabels,
+		LabelColumns:  o.LabelColumns,
 		WithNamespace: o.AllNamespaces,
-		WithKind:      multipleKinds(found),
+		WithKind:      multipleKinds(found) || o.ShowKind,
 		Now:           sess.now(),
 	}
-	written := writeTables(o.Out, found, popts)
-	if o.watchOpts.watch && len(errs) == 0 {
-		return o.runWatch(ctx, sess, reqs, ns, found, popts)
+	written, err := writeTables(ctx, o.Out, sess.Cluster, found, popts, o.SortBy)
+	if err != nil {
+		return failOne(o.ErrOut, err)
 	}
 	if !written && len(errs) == 0 && !o.IgnoreNotFound {
-		if o.AllNamespaces {
+		if o.AllNamespaces || !allNamespaced(reqs, fileObjs) {
 			fmt.Fprintln(o.ErrOut, "No resources found")
 		} else {
 			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.Ns())
 		}
 	}
 	return reportErrors(o.ErrOut, errs)
+}
+
+// allNamespaced reports whether every kind asked for is namespaced.
+func allNamespaced(reqs []resourceRequest, objs []gotObject) bool {
+	for _, r := range reqs {
+		if !r.Resource.Namespaced {
+			return false
+		}
+	}
+	for _, f := range objs {
+		if !f.res.Namespaced {
+			return false
+		}
+	}
+	return true
 }
 
 // multipleKinds reports whether objects of more than one kind were found.
@@ -190,10 +280,24 @@ func multipleKinds(found []gotObject) bool {
 	return false
 }
 
+// serverColumns returns the printer columns of a custom resource's
+// CRD, nil for a built-in kind (or when the CRD cannot be read).
+func serverColumns(ctx context.Context, c cluster.Reader, res cluster.Resource) []printer.PrinterColumn {
+	if res.Strategic {
+		return nil
+	}
+	crdGVK := schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+	crd, err := c.Get(ctx, crdGVK, "", res.Plural+"."+res.GVK.Group)
+	if err != nil {
+		return nil
+	}
+	return printer.PrinterColumns(crd, res.GVK.Version)
+}
+
 // writeTables prints found as kubectl get's tables: one per run of
-// objects of a kind, separated by an empty line. It reports whether it
-// wrote anything.
-func writeTables(w io.Writer, found []gotObject, opts printer.Options) bool {
+// objects of a kind, separated by an empty line, each sorted by sortBy
+// when it is set. It reports whether it wrote anything.
+func writeTables(ctx context.Context, w io.Writer, c cluster.Reader, found []gotObject, opts printer.Options, sortBy string) (bool, error) {
 	var out bytes.Buffer
 	for i := 0; i < len(found); {
 		j := i
@@ -204,9 +308,26 @@ func writeTables(w io.Writer, found []gotObject, opts printer.Options) bool {
 		for _, f := range found[i:j] {
 			objs = append(objs, f.obj)
 		}
+		if sortBy != "" && len(objs) > 1 {
+			items := make([]any, len(objs))
+			for k, o := range objs {
+				items[k] = o
+			}
+			order, err := printer.SortByField(items, sortBy)
+			if err != nil {
+				return false, err
+			}
+			sorted := make([]map[string]any, len(objs))
+			for k, idx := range order {
+				sorted[k] = objs[idx]
+			}
+			objs = sorted
+		}
+		topts := opts
+		topts.ServerColumns = serverColumns(ctx, c, found[i].res)
 		var buf bytes.Buffer
 		tw := printer.NewTabWriter(&buf)
-		_ = printer.NewTable(found[i].res, objs, opts).Write(tw, opts)
+		_ = printer.NewTable(found[i].res, objs, topts).Write(tw, topts)
 		_ = tw.Flush()
 		if buf.Len() > 0 {
 			if out.Len() > 0 && !opts.NoHeaders {
@@ -217,5 +338,5 @@ func writeTables(w io.Writer, found []gotObject, opts printer.Options) bool {
 		i = j
 	}
 	_, _ = w.Write(out.Bytes())
-	return out.Len() > 0
+	return out.Len() > 0, nil
 }

@@ -114,30 +114,58 @@ func (g *Globals) objectNamespace(res cluster.Resource) string {
 	return g.Ns()
 }
 
+// listSelectors are the label (-l) and field (--field-selector)
+// selectors of a list.
+type listSelectors struct {
+	labels, fields string
+}
+
 // listRequest lists the objects of a request without names: in the
-// namespace (or all with allNamespaces) and matching labelSel.
-func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns string, labelSel string) ([]map[string]any, error) {
+// namespace (or all with allNamespaces) and matching sel. A list the
+// server refuses is reported as kubectl reports it ("Unable to find ...
+// that match label selector ...").
+func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns string, sel listSelectors) ([]map[string]any, error) {
 	var opts []cluster.ListOption
 	if res.Namespaced && ns != "" {
 		opts = append(opts, cluster.InNamespace(ns))
 	}
-	if labelSel != "" {
-		opts = append(opts, cluster.MatchingLabels(labelSel))
+	if sel.labels != "" {
+		opts = append(opts, cluster.MatchingLabels(sel.labels))
+	}
+	if sel.fields != "" {
+		opts = append(opts, cluster.MatchingFields(sel.fields))
 	}
 	l, err := c.List(ctx, res.GVK, opts...)
 	if err != nil {
-		return nil, err
+		return nil, enhanceListError(err, res, sel)
 	}
 	return l.Items, nil
 }
 
+// enhanceListError adds to a list's BadRequest or NotFound error what was
+// listed, as kubectl's resource.EnhanceListError does.
+func enhanceListError(err error, res cluster.Resource, sel listSelectors) error {
+	var se *cluster.StatusError
+	if !errors.As(err, &se) || (se.Reason != cluster.ReasonBadRequest && se.Reason != cluster.ReasonNotFound) {
+		return err
+	}
+	subj := res.GVK.Group + "/" + res.GVK.Version + ", Resource=" + res.Plural
+	cp := *se
+	if sel.labels == "" && sel.fields == "" {
+		cp.Message = fmt.Sprintf("Unable to list %q: %v", subj, se.Message)
+	} else {
+		cp.Message = fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v", subj, sel.labels, sel.fields, se.Message)
+	}
+	return &cp
+}
+
 // checkListSelector validates a -l selector as the API server does, failing
 // with kubectl's error for the list it would have sent.
-func checkListSelector(res cluster.Resource, sel string) error {
-	if sel == "" {
+func checkListSelector(res cluster.Resource, sel listSelectors) error {
+	if sel.labels == "" {
 		return nil
 	}
-	if _, err := selector.ParseLabels(sel); err != nil {
+	if _, err := selector.ParseLabels(sel.labels); err != nil {
 		reason := err.Error()
 		var se *selector.Error
 		if errors.As(err, &se) {
@@ -145,7 +173,7 @@ func checkListSelector(res cluster.Resource, sel string) error {
 		}
 		subj := res.GVK.Group + "/" + res.GVK.Version + ", Resource=" + res.Plural
 		return &cluster.StatusError{Code: 400, Reason: cluster.ReasonBadRequest,
-			Message: fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %s", subj, sel, "", reason)}
+			Message: fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %s", subj, sel.labels, sel.fields, reason)}
 	}
 	return nil
 }
@@ -256,10 +284,10 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 			if labelSel == "" && !all {
 				return nil, []error{fmt.Errorf("resource(s) were provided, but no name was specified")}
 			}
-			if err := checkListSelector(r.Resource, labelSel); err != nil {
+			if err := checkListSelector(r.Resource, listSelectors{labels: labelSel}); err != nil {
 				return nil, []error{err}
 			}
-			items, err := listRequest(ctx, sess.Cluster, r.Resource, g.Ns(), labelSel)
+			items, err := listRequest(ctx, sess.Cluster, r.Resource, g.Ns(), listSelectors{labels: labelSel})
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -287,7 +315,7 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 // that fails goes through onGetErr, which returns the objects to use
 // instead, or the error to report; a nil onGetErr reports every failure.
 // A selector that cannot be used for a list ends the gathering (stop).
-func (g *Globals) gatherObjects(ctx context.Context, c cluster.Reader, reqs []resourceRequest, ns, sel string,
+func (g *Globals) gatherObjects(ctx context.Context, c cluster.Reader, reqs []resourceRequest, ns string, sel listSelectors,
 	onGetErr func(r resourceRequest, name string, err error) ([]gotObject, error)) (found []gotObject, errs []error, stop error) {
 	for _, r := range reqs {
 		if len(r.Names) == 0 {

@@ -2,161 +2,347 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
+	"sort"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
 )
 
-// The -w/--watch behaviour of get: after the table, one row (without
-// headers) per change of a listed object, as kubectl get -w prints them.
-// On the embedded cluster nothing changes unless the clock moves, so the
-// command moves it: it fast-forwards the virtual clock from one moment
-// with due work to the next (as rollout status does), printing the rows
-// of every write of the controllers in order, until --timeout of cluster
-// time has passed or nothing is due any more.
+// The -w/--watch behaviour of get: the objects as get prints them, then
+// one row (without headers, columns as wide as before) or object per
+// change, until the command is interrupted or --request-timeout passes,
+// as kubectl get -w does.
+//
+// A real cluster is watched with the API's watch. The embedded cluster is
+// a file that one command at a time opens, so the watch holds it only
+// for a moment every poll interval: each poll opens it (which, on a wall
+// clock, runs the controllers and the simulated kubelet up to the wall
+// time, as every command does), lists the objects and prints those whose
+// resourceVersion changed, and those gone, in the order of their writes.
+// Other konverge commands run between polls, and their writes show up as
+// they happen. The watch never moves the cluster's clock ahead of the
+// wall clock; on a manual clock, only other commands move it, unless
+// --timeout asks the watch to move it itself (see watch_fastforward.go).
 
-// DefaultWatchTimeout is how much cluster time get -w watches by default
-// (kubectl watches until interrupted; the embedded cluster's clock would
-// never stop for a Deployment whose pods keep failing to pull).
-const DefaultWatchTimeout = 10 * time.Minute
+// watchPollInterval is how often the watch of the embedded cluster polls.
+var watchPollInterval = time.Second
 
 // watchFlags are get's --watch flags.
 type watchFlags struct {
-	watch   bool
-	timeout time.Duration
+	watch          bool
+	watchOnly      bool
+	outputEvents   bool
+	requestTimeout string
+	// clusterTimeout is --timeout: how much cluster time to watch.
+	clusterTimeout time.Duration
 }
 
 func (w *watchFlags) addFlags(f *pflag.FlagSet) {
-	f.BoolVarP(&w.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes (on the embedded cluster: fast-forward its clock, see --timeout).")
-	f.DurationVar(&w.timeout, "timeout", DefaultWatchTimeout, "With --watch on the embedded cluster: how much cluster time to watch; the watch also ends when nothing is due any more (konverge only).")
+	f.BoolVarP(&w.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes.")
+	f.BoolVar(&w.watchOnly, "watch-only", false, "Watch for changes to the requested object(s), without listing/getting first.")
+	f.BoolVar(&w.outputEvents, "output-watch-events", false, "Output watch event objects when --watch or --watch-only is used. Existing objects are output as initial ADDED events.")
+	f.DurationVar(&w.clusterTimeout, "timeout", 0, "Watch for this much cluster time, then stop (konverge only; 0 watches until interrupted). On an embedded cluster with a manual clock, the watch moves the clock itself, from one change to the next, and also stops when nothing more is due.")
+	f.StringVar(&w.requestTimeout, "request-timeout", "0", "The length of time to wait before giving up on a single server request. Non-zero values should contain a corresponding time unit (e.g. 1s, 2m, 3h). A value of zero means don't timeout requests.")
 }
 
-// runWatch follows the objects of reqs after their table was printed.
-func (o *GetOptions) runWatch(ctx context.Context, sess *Session, reqs []resourceRequest, ns string, found []gotObject, popts printer.Options) error {
+func (w *watchFlags) watching() bool { return w.watch || w.watchOnly }
+
+// timeout parses --request-timeout as kubectl does: a duration, or a
+// number of seconds; 0 means none.
+func (w *watchFlags) timeout() (time.Duration, error) {
+	if w.requestTimeout == "" || w.requestTimeout == "0" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(w.requestTimeout, 10, 64); err == nil {
+		return time.Duration(min(n, int64(time.Duration(1<<62)/time.Second))) * time.Second, nil
+	}
+	d, err := time.ParseDuration(w.requestTimeout)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)")
+	}
+	return d, nil
+}
+
+// fromResourceVersion starts a Watch at a resourceVersion.
+type fromResourceVersion string
+
+func (r fromResourceVersion) ApplyToList(o *cluster.ListOptions) { o.ResourceVersion = string(r) }
+
+// watchPrinter prints the objects and changes of a watch.
+type watchPrinter struct {
+	o     *GetOptions
+	res   cluster.Resource
+	out   io.Writer
+	popts printer.Options
+	cols  []printer.PrinterColumn
+	obj   printer.ObjectPrinter
+	// tw keeps the columns' widths from one row to the next.
+	tw      interface{ Flush() error }
+	w       io.Writer
+	headers bool
+	count   int
+}
+
+func (p *watchPrinter) print(obj map[string]any, event string, now time.Time) error {
+	if p.obj != nil {
+		var toPrint any = obj
+		if p.o.watchOpts.outputEvents {
+			toPrint = map[string]any{"type": event, "object": obj}
+		}
+		if p.o.Output == "yaml" && p.count > 0 {
+			fmt.Fprintln(p.out, "---")
+		}
+		p.count++
+		return p.obj.PrintObject(p.out, toPrint)
+	}
+	popts := p.popts
+	popts.Now = now
+	popts.NoHeaders = p.headers || p.o.NoHeaders
+	popts.ServerColumns = p.cols
+	t := printer.NewTable(p.res, []map[string]any{obj}, popts)
+	if p.o.watchOpts.outputEvents {
+		t.Columns = append([]printer.Column{{Name: "Event"}}, t.Columns...)
+		for i := range t.Rows {
+			t.Rows[i].Cells = append([]string{event}, t.Rows[i].Cells...)
+		}
+	}
+	if err := t.Write(p.w, popts); err != nil {
+		return err
+	}
+	p.headers = true
+	return p.tw.Flush()
+}
+
+// runWatch prints the objects of reqs and then their changes.
+func (o *GetOptions) runWatch(ctx context.Context, sess *Session, reqs []resourceRequest, ns string) error {
 	if len(reqs) != 1 {
 		return failOne(o.ErrOut, fmt.Errorf("watch is only supported on individual resources and resource collections, but %d resources were found", len(reqs)))
 	}
-	if o.Output != "" && o.Output != "wide" {
-		return failOne(o.ErrOut, fmt.Errorf("konverge get --watch prints tables only (-o %s is not supported with --watch)", o.Output))
+	timeout, err := o.watchOpts.timeout()
+	if err != nil {
+		return failOne(o.ErrOut, err)
 	}
-	r := sess.Sim()
-	if r == nil {
-		return failOne(o.ErrOut, errors.New("--watch needs the embedded cluster's simulation"))
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if d := o.watchOpts.clusterTimeout; d > 0 && sess.Store == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
 	res := reqs[0].Resource
 	names := map[string]bool{}
 	for _, n := range reqs[0].Names {
 		names[n] = true
 	}
-	var opts []cluster.ListOption
+	sel := listSelectors{labels: o.Selector, fields: o.FieldSelector}
+	p := &watchPrinter{o: o, res: res, out: o.Out, cols: serverColumns(ctx, sess.Cluster, res)}
+	if !printer.IsTable(o.Output) {
+		op, err := o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		p.obj = op
+	} else {
+		tw := printer.NewTabWriter(o.Out)
+		p.tw, p.w = tw, tw
+		p.popts = printer.Options{Wide: o.Output == "wide", ShowLabels: o.ShowLabels, LabelColumns: o.LabelColumns,
+			WithNamespace: o.AllNamespaces, WithKind: o.ShowKind}
+	}
+
+	list := func(s *Session) ([]map[string]any, string, error) {
+		if len(names) > 0 {
+			var out []map[string]any
+			for _, n := range reqs[0].Names {
+				obj, err := s.Cluster.Get(ctx, res.GVK, o.objectNamespace(res), n)
+				if err != nil {
+					return nil, "", err
+				}
+				out = append(out, obj)
+			}
+			return out, "", nil
+		}
+		if err := checkListSelector(res, sel); err != nil {
+			return nil, "", err
+		}
+		var opts []cluster.ListOption
+		if res.Namespaced && ns != "" {
+			opts = append(opts, cluster.InNamespace(ns))
+		}
+		if sel.labels != "" {
+			opts = append(opts, cluster.MatchingLabels(sel.labels))
+		}
+		if sel.fields != "" {
+			opts = append(opts, cluster.MatchingFields(sel.fields))
+		}
+		l, err := s.Cluster.List(ctx, res.GVK, opts...)
+		if err != nil {
+			return nil, "", enhanceListError(err, res, sel)
+		}
+		return l.Items, l.ResourceVersion, nil
+	}
+	items, rv, err := list(sess)
+	if err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	if !o.watchOpts.watchOnly {
+		if p.obj == nil && len(items) > 0 {
+			// The first table, with its header, as one flush.
+			popts := p.popts
+			popts.Now = sess.now()
+			popts.NoHeaders = o.NoHeaders
+			popts.ServerColumns = p.cols
+			t := printer.NewTable(res, items, popts)
+			if o.watchOpts.outputEvents {
+				t.Columns = append([]printer.Column{{Name: "Event"}}, t.Columns...)
+				for i := range t.Rows {
+					t.Rows[i].Cells = append([]string{"ADDED"}, t.Rows[i].Cells...)
+				}
+			}
+			_ = t.Write(p.w, popts)
+			_ = p.tw.Flush()
+			p.headers = true
+		} else {
+			for _, it := range items {
+				if err := p.print(it, "ADDED", sess.now()); err != nil {
+					return failOne(o.ErrOut, err)
+				}
+			}
+		}
+	}
+	if sess.Store == nil {
+		return o.watchReal(ctx, sess, res, ns, sel, names, rv, p)
+	}
+	if d := o.watchOpts.clusterTimeout; d > 0 {
+		if sess.Clock != nil && sess.Clock.Mode() == clock.Manual {
+			return o.fastForward(ctx, sess, res, ns, sel, names, items, p, d)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	// The embedded cluster: release it, and poll.
+	seen := map[string]map[string]any{}
+	for _, it := range items {
+		seen[objectKey(it)] = it
+	}
+	if err := sess.Close(ctx); err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(watchPollInterval):
+		}
+		s, err := o.openResourceSession(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return failOne(o.ErrOut, err)
+		}
+		now := s.now()
+		items, _, err := list(s)
+		closeErr := s.Close(context.WithoutCancel(ctx))
+		if err != nil && !(len(names) > 0 && cluster.IsNotFound(err)) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return failOne(o.ErrOut, err)
+		}
+		if closeErr != nil {
+			return failOne(o.ErrOut, closeErr)
+		}
+		type change struct {
+			obj   map[string]any
+			event string
+		}
+		var changes []change
+		current := map[string]map[string]any{}
+		for _, it := range items {
+			k := objectKey(it)
+			current[k] = it
+			prev, ok := seen[k]
+			switch {
+			case !ok:
+				changes = append(changes, change{it, "ADDED"})
+			case printer.Str(prev, "metadata", "resourceVersion") != printer.Str(it, "metadata", "resourceVersion"):
+				changes = append(changes, change{it, "MODIFIED"})
+			}
+		}
+		var gone []change
+		for k, prev := range seen {
+			if _, ok := current[k]; !ok {
+				gone = append(gone, change{prev, "DELETED"})
+			}
+		}
+		sort.SliceStable(changes, func(i, j int) bool {
+			return resourceVersionOf(changes[i].obj) < resourceVersionOf(changes[j].obj)
+		})
+		sort.Slice(gone, func(i, j int) bool { return objectKey(gone[i].obj) < objectKey(gone[j].obj) })
+		for _, c := range append(changes, gone...) {
+			if err := p.print(c.obj, c.event, now); err != nil {
+				return failOne(o.ErrOut, err)
+			}
+		}
+		seen = current
+	}
+}
+
+// watchReal follows a real cluster's watch from resourceVersion rv.
+func (o *GetOptions) watchReal(ctx context.Context, sess *Session, res cluster.Resource, ns string, sel listSelectors,
+	names map[string]bool, rv string, p *watchPrinter) error {
+	opts := []cluster.ListOption{fromResourceVersion(rv)}
 	if res.Namespaced && ns != "" {
 		opts = append(opts, cluster.InNamespace(ns))
 	}
-	if o.Selector != "" {
-		opts = append(opts, cluster.MatchingLabels(o.Selector))
+	if sel.labels != "" {
+		opts = append(opts, cluster.MatchingLabels(sel.labels))
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watcher, err := sess.Cluster.Watch(wctx, res.GVK, opts...)
+	if sel.fields != "" {
+		opts = append(opts, cluster.MatchingFields(sel.fields))
+	}
+	w, err := sess.Cluster.Watch(ctx, res.GVK, opts...)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	defer watcher.Stop()
-
-	// seen is the resourceVersion of every object listed so far.
-	seen := map[string]string{}
-	key := func(obj map[string]any) string {
-		return printer.Str(obj, "metadata", "namespace") + "/" + printer.Str(obj, "metadata", "name")
-	}
-	for _, f := range found {
-		seen[key(f.obj)] = printer.Str(f.obj, "metadata", "resourceVersion")
-	}
-	popts.NoHeaders = true
-	printRow := func(obj map[string]any) {
-		if len(names) > 0 && !names[printer.Str(obj, "metadata", "name")] {
-			return
-		}
-		popts.Now = sess.now()
-		tw := printer.NewTabWriter(o.Out)
-		_ = printer.NewTable(res, []map[string]any{obj}, popts).Write(tw, popts)
-		_ = tw.Flush()
-	}
-	// drain prints the events of the writes made so far: it knows from a
-	// List which final resourceVersion of every changed object and which
-	// deletions it must receive, and reads the watch until it has them
-	// (events come in the order of the writes).
-	drain := func(final bool) error {
-		items, err := listRequest(ctx, sess.Cluster, res, ns, o.Selector)
-		if err != nil {
-			return err
-		}
-		want := map[string]string{} // key → resourceVersion; "" for a deletion
-		now := map[string]string{}
-		for _, it := range items {
-			k, rv := key(it), printer.Str(it, "metadata", "resourceVersion")
-			now[k] = rv
-			if seen[k] != rv {
-				want[k] = rv
-			}
-		}
-		for k := range seen {
-			if _, ok := now[k]; !ok {
-				want[k] = ""
-			}
-		}
-		for len(want) > 0 {
-			select {
-			case ev, ok := <-watcher.ResultChan():
-				if !ok {
-					return errors.New("the watch of the embedded cluster ended")
-				}
-				k := key(ev.Object)
-				rv := printer.Str(ev.Object, "metadata", "resourceVersion")
-				if w, ok := want[k]; ok && ((ev.Type == cluster.Deleted && w == "") || (ev.Type != cluster.Deleted && w == rv)) {
-					delete(want, k)
-				}
-				printRow(ev.Object)
-			case <-time.After(5 * time.Second):
-				return fmt.Errorf("the watch of the embedded cluster fell behind (%d changes not delivered)", len(want))
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		seen = now
-		if final {
-			// Objects created and deleted between two Lists.
-			for {
-				select {
-				case ev := <-watcher.ResultChan():
-					printRow(ev.Object)
-					continue
-				case <-time.After(20 * time.Millisecond):
-				}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
 				return nil
 			}
+			if len(names) > 0 && !names[printer.Str(ev.Object, "metadata", "name")] {
+				continue
+			}
+			if err := p.print(ev.Object, string(ev.Type), sess.now()); err != nil {
+				return failOne(o.ErrOut, err)
+			}
 		}
-		return nil
 	}
-	timeout := o.watchOpts.timeout
-	if timeout <= 0 {
-		timeout = DefaultWatchTimeout
-	}
-	_, err = r.RunUntil(ctx, func() (bool, error) {
-		if err := drain(false); err != nil {
-			return true, err
-		}
-		return r.Next().IsZero(), nil
-	}, timeout)
-	if err == nil {
-		err = drain(true)
-	}
-	if err != nil {
-		return failOne(o.ErrOut, err)
-	}
-	return nil
+}
+
+// objectKey is "namespace/name".
+func objectKey(obj map[string]any) string {
+	return printer.Str(obj, "metadata", "namespace") + "/" + printer.Str(obj, "metadata", "name")
+}
+
+// resourceVersionOf reads an object's resourceVersion as a number (the
+// embedded cluster's are).
+func resourceVersionOf(obj map[string]any) uint64 {
+	n, _ := strconv.ParseUint(printer.Str(obj, "metadata", "resourceVersion"), 10, 64)
+	return n
 }

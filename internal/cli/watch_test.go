@@ -48,7 +48,7 @@ func TestGetWatchNamed(t *testing.T) {
 		t.Errorf("clock after get -w --timeout=2s: %q", clk)
 	}
 	// The rest of the rollout: watched until nothing is due.
-	out = c.ok("get", "deploy", "-w")
+	out = c.ok("get", "deploy", "-w", "--timeout=10m")
 	if !strings.Contains(out, "3/3") {
 		t.Errorf("get deploy -w never showed 3/3:\n%s", out)
 	}

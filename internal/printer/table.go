@@ -3,8 +3,9 @@ package printer
 import (
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/liggitt/tabwriter"
 
 	"github.com/konverge/konverge/cluster"
 )
@@ -50,6 +51,12 @@ type Options struct {
 	// WithKind prefixes names with the kind ("deployment.apps/web"), as
 	// kubectl does when several kinds are printed.
 	WithKind bool
+	// LabelColumns are the label keys of -L: one column each, after the
+	// kind's columns, headed by the key's last segment in upper case.
+	LabelColumns []string
+	// ServerColumns, when not nil, replace the kind's columns: the
+	// printer columns of a custom resource's CRD (see PrinterColumns).
+	ServerColumns []PrinterColumn
 	// Now is the time ages are measured against.
 	Now time.Time
 }
@@ -65,6 +72,9 @@ type kindTable struct {
 // NewTable builds the table of objs, which are all of the kind res.
 func NewTable(res cluster.Resource, objs []map[string]any, opts Options) *Table {
 	kt := tableFor(res)
+	if opts.ServerColumns != nil {
+		kt = customTable(opts.ServerColumns)
+	}
 	t := &Table{Resource: res, Columns: kt.columns}
 	for _, o := range objs {
 		t.Rows = append(t.Rows, Row{
@@ -86,9 +96,11 @@ func KindPrefix(res cluster.Resource) string {
 	return k
 }
 
-// NewTabWriter returns a tabwriter configured as kubectl's table printer.
+// NewTabWriter returns a tab writer configured as kubectl's table
+// printer (github.com/liggitt/tabwriter, which kubectl uses): columns
+// keep the widths they had at earlier flushes, as rows of a watch print.
 func NewTabWriter(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
+	return tabwriter.NewWriter(w, 6, 4, 3, ' ', tabwriter.RememberWidths)
 }
 
 // Write prints t to w (a writer from NewTabWriter; the caller flushes).
@@ -119,6 +131,10 @@ func (t *Table) Write(w io.Writer, opts Options) error {
 			}
 			h = append(h, strings.ToUpper(c.Name))
 		}
+		for _, l := range opts.LabelColumns {
+			parts := strings.Split(l, "/")
+			h = append(h, strings.ToUpper(parts[len(parts)-1]))
+		}
 		if opts.ShowLabels {
 			h = append(h, "LABELS")
 		}
@@ -143,6 +159,9 @@ func (t *Table) Write(w io.Writer, opts Options) error {
 			}
 			cells = append(cells, v)
 		}
+		for _, l := range opts.LabelColumns {
+			cells = append(cells, r.Labels[l])
+		}
 		if opts.ShowLabels {
 			cells = append(cells, FormatLabels(r.Labels))
 		}
@@ -152,12 +171,15 @@ func (t *Table) Write(w io.Writer, opts Options) error {
 	return err
 }
 
-// escape keeps a cell on its line and in its column, as kubectl's
-// printers.WriteEscaped does for control characters.
+// escape keeps a cell on its line, as kubectl's table printer does: a
+// cell is cut at its first line break ("..." marks the cut), and ESC and
+// carriage returns are made visible.
 func escape(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r\x1b") {
+	if !strings.ContainsAny(s, "\f\n\r\x1b") {
 		return s
 	}
-	r := strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`, "\x1b", "^[")
-	return r.Replace(s)
+	if i := strings.IndexAny(s, "\f\n\r"); i >= 0 {
+		return terminalEscaper.Replace(s[:i]) + "..."
+	}
+	return terminalEscaper.Replace(s)
 }
