@@ -55,10 +55,20 @@ var errRollback = errors.New("apply: rolled back")
 // On a cluster that is not a Batcher, Apply calls c from up to
 // Options.Concurrency goroutines at once.
 func (a *Applier) Apply(ctx context.Context, objs []manifest.Object) ([]Result, error) {
+	return a.apply(ctx, objs, hooks{})
+}
+
+// apply is Apply with hooks (a Plan's patches).
+func (a *Applier) apply(ctx context.Context, objs []manifest.Object, h hooks) ([]Result, error) {
 	if err := a.opts.check(); err != nil {
 		return nil, &OptionsError{Err: err}
 	}
-	r := &run{opts: a.opts}
+	ignore, err := compileIgnore(a.opts.Ignore)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	h.ignore = ignore
+	r := &run{opts: a.opts, hooks: h}
 	if b, ok := a.c.(Batcher); ok && a.opts.DryRun != DryRunClient {
 		// The writes of a batch are the dry run: they are undone unless
 		// all succeed. A server dry run is real writes rolled back, so that
@@ -104,6 +114,7 @@ const (
 // run is one apply.
 type run struct {
 	opts Options
+	hooks
 	// batched: the run is one transaction, undone unless it all succeeds.
 	batched bool
 	// rollback marks a server dry run made of real writes in a batch that
@@ -221,15 +232,20 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 // committed then.
 func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
 	items := r.items
-	lives := make([]map[string]any, len(items))
-	readErrs := make([]error, len(items))
-	for i, it := range items {
-		lives[i], readErrs[i] = get(ctx, c, it)
-	}
-	plans := r.plans(items, lives)
-	for i, err := range readErrs {
-		if err != nil {
-			plans[i].err = err
+	var plans []plan
+	if r.fixed != nil {
+		plans = r.fixedPlans(items)
+	} else {
+		lives := make([]map[string]any, len(items))
+		readErrs := make([]error, len(items))
+		for i, it := range items {
+			lives[i], readErrs[i] = get(ctx, c, it)
+		}
+		plans = r.plans(items, lives)
+		for i, err := range readErrs {
+			if err != nil {
+				plans[i].err = err
+			}
 		}
 	}
 	// The ApplySet parent waits for the namespaces the input creates (its
@@ -269,24 +285,7 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 
 // newApplySet resolves the ApplySet parent and checks it.
 func (r *run) newApplySet(ctx context.Context, c cluster.Interface) (*prune.ApplySet, error) {
-	parent, err := prune.ParseParent(r.opts.ApplySet, c.Mapper())
-	if err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
-	}
-	// As kubectl: the namespace comes from the flag only, not from a
-	// default.
-	if parent.Resource.Namespaced && r.opts.EnforceNamespace {
-		parent.Namespace = r.opts.namespace()
-	}
-	tooling := prune.DefaultTooling()
-	if r.opts.ToolingVersion != "" {
-		tooling.Version = r.opts.ToolingVersion
-	}
-	set := prune.NewApplySet(parent, tooling)
-	if err := set.Validate(ctx, c); err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
-	}
-	return set, nil
+	return r.applySetFor(ctx, c, c.Mapper())
 }
 
 // options of the writes of a mode.
@@ -369,19 +368,15 @@ func (r *run) replace(ctx context.Context, c cluster.Interface, it *item, live, 
 // prune deletes what the input no longer holds, and with an ApplySet
 // records the set in its parent.
 func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) error {
-	var cands []prune.Candidate
-	var err error
-	if r.set != nil {
-		cands, err = r.set.FindPrunable(ctx, c, r.visited)
-	} else {
-		l := prune.Labels{Selector: r.opts.Selector, Allowlist: r.opts.PruneAllowlist, Concurrency: r.workers()}
-		if l.UsesDefaultAllowlist() && r.opts.Warn != nil {
-			r.opts.Warn(prune.DeprecationWarning)
-		}
-		cands, err = l.Find(ctx, c, c.Mapper(), r.visited)
+	if r.set == nil && len(r.opts.PruneAllowlist) == 0 && r.opts.Warn != nil {
+		r.opts.Warn(prune.DeprecationWarning)
 	}
-	if err != nil {
-		return fmt.Errorf("apply: prune: %w", err)
+	cands := r.fixedPrune
+	if cands == nil {
+		var err error
+		if cands, err = r.findPrunable(ctx, c, c.Mapper(), r.visited); err != nil {
+			return err
+		}
 	}
 	for _, cand := range cands {
 		if !cand.Resource.Namespaced && r.opts.Warn != nil {

@@ -35,7 +35,7 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 	p := plan{it: it, live: live}
 	if r.opts.ServerSide {
 		p.pt = cluster.ApplyPatchType
-		p.data, p.err = value.Encode(it.config)
+		p.data, p.err = value.Encode(r.ssaConfig(it, live))
 		return p
 	}
 	p.modified, p.err = lastapplied.Set(it.config)
@@ -53,6 +53,7 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.err = fmt.Errorf("retrieving original configuration: %w", err)
 		return p
 	}
+	original, p.modified = r.ignoreFields(it, original, p.modified, live)
 	if it.res.Strategic {
 		p.pt = cluster.StrategicMergePatchType
 		p.patch, p.err = merge.ThreeWay(original, p.modified, live, it.typ, merge.Options{DetectConflicts: r.opts.NoOverwrite})
@@ -135,8 +136,7 @@ func (r *run) execute(ctx context.Context, c cluster.Interface, p plan, mode wri
 		return r.create(ctx, c, p, mode, res)
 	}
 	if _, ok := objref.Annotations(p.live)[lastapplied.Annotation]; !ok {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: resource %s/%s is missing the %s annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.",
-			it.res.Plural, it.ref.Name, lastapplied.Annotation))
+		res.Warnings = append(res.Warnings, missingAnnotationWarning(it))
 	}
 	for attempt := 0; ; attempt++ {
 		if p.err != nil {
@@ -159,7 +159,7 @@ func (r *run) execute(ctx context.Context, c cluster.Interface, p plan, mode wri
 			return res, nil
 		}
 		out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, p.pt, p.data, r.patchOptions(mode)...)
-		if cluster.IsConflict(err) && attempt < maxPatchRetry {
+		if cluster.IsConflict(err) && attempt < maxPatchRetry && r.fixed == nil {
 			if attempt >= 1 {
 				if err := sleep(ctx, r.opts.retryBackoff()); err != nil {
 					return res, err

@@ -99,6 +99,11 @@ type Options struct {
 	// is done, from the goroutine that did it, one call at a time.
 	Progress func(Progress)
 
+	// Ignore are fields that plan, diff and apply leave alone on the
+	// objects that exist: neither reported, nor overwritten, nor deleted
+	// (see IgnoreRule).
+	Ignore []IgnoreRule
+
 	// RetryBackoff is the pause before the second and later retries of a
 	// patch that failed with a Conflict; 0 means a second, as kubectl.
 	RetryBackoff time.Duration

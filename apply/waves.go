@@ -168,6 +168,9 @@ func (r *run) doConcurrent(ctx context.Context, c cluster.Interface, mode writeM
 
 // readAndPlan reads the live versions of items and plans them.
 func (r *run) readAndPlan(ctx context.Context, c cluster.Reader, items []*item, workers int) []plan {
+	if r.fixed != nil {
+		return r.fixedPlans(items)
+	}
 	snap := readLive(ctx, c, items, workers)
 	plans := r.plans(items, snap.live)
 	for i, err := range snap.err {
@@ -207,7 +210,7 @@ func (r *run) trial(ctx context.Context, c cluster.Interface, plans []plan, work
 		switch {
 		case err != nil:
 			errs.add(p.it, err)
-		case p.live != nil && objref.ResourceVersion(res.Live) != objref.ResourceVersion(p.live):
+		case r.fixed == nil && p.live != nil && objref.ResourceVersion(res.Live) != objref.ResourceVersion(p.live):
 			plans[tried[k]] = r.makePlan(p.it, res.Live)
 		}
 		r.progress(StepCheck, len(tried))

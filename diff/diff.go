@@ -9,6 +9,7 @@ import (
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/mask"
 	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -34,6 +35,15 @@ type Options struct {
 	// PruneAllowlist are the kinds Prune looks at; nil means kubectl's
 	// default list.
 	PruneAllowlist []schema.GVK
+	// ApplySet names the ApplySet the objects are applied as members of
+	// (apply's Options.ApplySet): the merged objects carry its label, as
+	// apply would write them, so that objects applied with the set do not
+	// all show as changed; with Prune, the members the input no longer
+	// holds show as deletions (and Selector is not allowed).
+	ApplySet string
+	// Ignore are fields left alone, as apply leaves them (see
+	// apply.IgnoreRule): not shown as changes.
+	Ignore []apply.IgnoreRule
 	// ShowSecrets shows Secret values instead of masking them.
 	ShowSecrets bool
 	// ShowManagedFields keeps metadata.managedFields.
@@ -157,14 +167,23 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 		PruneAllowlist:   o.PruneAllowlist,
 		Concurrency:      o.Concurrency,
 		Progress:         o.Progress,
+		Ignore:           o.Ignore,
+	}
+	if o.ApplySet != "" {
+		// An ApplySet is applied with prune; without Prune the deletions
+		// are left out of the report.
+		opts.ApplySet, opts.Prune, opts.PruneAll = o.ApplySet, true, false
 	}
 	results, err := apply.New(d.c, opts).Apply(ctx, objs)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Entries: make([]Entry, len(results))}
-	for i, res := range results {
-		r.Entries[i] = d.entry(res)
+	r := &Report{Entries: make([]Entry, 0, len(results))}
+	for _, res := range results {
+		if res.Action == apply.Pruned && !o.Prune {
+			continue
+		}
+		r.Entries = append(r.Entries, d.entry(res))
 	}
 	slices.SortStableFunc(r.Entries, func(a, b Entry) int { return strings.Compare(a.Name(), b.Name()) })
 	return r, nil
@@ -206,8 +225,8 @@ func (d *Differ) entry(res apply.Result) Entry {
 		}
 	}
 	if isSecret(e.Ref) && !d.opts.ShowSecrets {
-		e.Live, e.Merged = maskPair(e.Live, e.Merged)
-		e.Patch = maskPatch(e.Patch)
+		e.Live, e.Merged = mask.Pair(e.Live, e.Merged)
+		e.Patch = mask.Patch(e.Patch)
 	}
 	return e
 }

@@ -1,0 +1,551 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/lastapplied"
+	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/mask"
+	"github.com/konverge/konverge/merge"
+	"github.com/konverge/konverge/normalize"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
+)
+
+// Change is what applying would do to one object: one entry of a Plan.
+type Change struct {
+	// Ref names the object.
+	Ref objref.Ref
+	// Source is where the object was read from; zero for objects to prune.
+	Source manifest.Source
+	// Action is what applying does, named by the verb kubectl prints:
+	// Created (the object does not exist: a create), Configured (a patch
+	// is sent), Unchanged (the patch is empty: nothing is sent), Pruned
+	// (a delete) or ServerSideApplied (with Options.ServerSide, a
+	// server-side apply patch is always sent).
+	Action Action
+	// Drift reports that Live and Merged differ: applying changes the
+	// object. A Configured change without Drift is a patch that changes
+	// nothing on the server (a Secret's stringData, a quantity the server
+	// writes in another form): kubectl prints "configured" for it, but
+	// nothing differs. Created and Pruned changes always drift.
+	Drift bool
+	// Paths are the fields where Live and Merged differ (beyond what the
+	// server writes: metadata.managedFields, resourceVersion, generation,
+	// and status), sorted; nil without Drift, and for Created and Pruned.
+	Paths []value.Path
+	// Live is the object as it is (nil for Created); Merged is the object
+	// as applying leaves it, predicted without asking the server (nil for
+	// Pruned): live with the patch applied, then normalized as the API
+	// server normalizes a write (quantities, defaults, Secret stringData;
+	// see package normalize). Admission webhooks, and with ServerSide the
+	// fields the server removes, are not predicted: diff (a server dry
+	// run) shows them.
+	Live, Merged map[string]any
+	// Patch is the patch of a Configured change (nil otherwise), of type
+	// PatchType; for ServerSideApplied, the configuration sent.
+	Patch     map[string]any
+	PatchType cluster.PatchType
+	// Warnings are kubectl's warnings about the object ("Warning: resource
+	// deployments/web is missing the ... annotation ...").
+	Warnings []string
+}
+
+// String returns the line kubectl apply prints for the change:
+// "deployment.apps/web configured".
+func (c Change) String() string { return c.Ref.String() + " " + string(c.Action) }
+
+// Masked returns the change with the values of a Secret masked in Live,
+// Merged and Patch (see package mask); other objects are returned as they
+// are.
+func (c Change) Masked() Change {
+	if !isSecretRef(c.Ref) {
+		return c
+	}
+	c.Live, c.Merged = mask.Pair(c.Live, c.Merged)
+	c.Patch = mask.Patch(c.Patch)
+	return c
+}
+
+func isSecretRef(ref objref.Ref) bool {
+	return ref.Group == "" && ref.Version == "v1" && ref.Kind == "Secret"
+}
+
+// Plan is what applying a set of objects would do, computed from the live
+// objects without writing: one Change per object of the input, in input
+// order, then the objects to prune. A Plan is data a tool can show, and
+// Applier.ApplyPlan applies it as it is.
+type Plan struct {
+	// Changes are the changes, in the order apply reports its results.
+	Changes []Change
+
+	objs  []manifest.Object
+	opts  Options
+	fixed map[objectKey]plan
+	prune []prune.Candidate
+}
+
+// HasDrift reports whether applying the plan changes anything: an object
+// to create or prune, or one whose Live and Merged differ.
+func (p *Plan) HasDrift() bool {
+	for _, c := range p.Changes {
+		if c.Drift {
+			return true
+		}
+	}
+	return false
+}
+
+// Drifted returns the changes with Drift, in plan order.
+func (p *Plan) Drifted() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Drift {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Masked returns a copy of the plan whose changes are masked (see
+// Change.Masked); it applies as the plan does.
+func (p *Plan) Masked() *Plan {
+	out := *p
+	out.Changes = make([]Change, len(p.Changes))
+	for i, c := range p.Changes {
+		out.Changes[i] = c.Masked()
+	}
+	return &out
+}
+
+// Planner computes plans against a LiveSource: what an Applier with the
+// same Options would do, without a cluster.
+type Planner struct {
+	src  LiveSource
+	m    cluster.Mapper
+	opts Options
+}
+
+// NewPlanner returns a Planner that reads live objects from src and
+// resolves kinds with m (kinds.NewMapper(kinds.Builtin(), schema.Builtin())
+// for the kinds of a default kube-apiserver; add custom resources with its
+// With). Of opts, the options that decide what is applied count
+// (Namespace, EnforceNamespace, Selector, Prune and its options, ApplySet,
+// ServerSide, NoOverwrite, Ignore); DryRun, Concurrency and the options of
+// the writes are for ApplyPlan.
+func NewPlanner(src LiveSource, m cluster.Mapper, opts Options) *Planner {
+	return &Planner{src: src, m: m, opts: opts}
+}
+
+// Plan computes the plan of objs against the cluster, reading the live
+// objects in bulk as Apply does (see NewPlanner). It writes nothing.
+func (a *Applier) Plan(ctx context.Context, objs []manifest.Object) (*Plan, error) {
+	return NewPlanner(a.c, a.c.Mapper(), a.opts).Plan(ctx, objs)
+}
+
+// Plan computes what applying objs would do to the live objects: for each
+// object the patch kubectl apply would send, the object it would leave,
+// and whether that differs from the live one; and with Prune, the objects
+// it would delete. It reads the live objects (Get, and List for kinds with
+// several objects in one namespace and for pruning) and writes nothing.
+//
+// Problems of the input are reported as apply does: Errors, one per object
+// and cause, and no plan.
+func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, error) {
+	if err := p.opts.check(); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	ignore, err := compileIgnore(p.opts.Ignore)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	rd := readerOf(p.src)
+	r := &run{opts: p.opts, hooks: hooks{ignore: ignore}}
+	if p.opts.ApplySet != "" {
+		set, err := r.applySetFor(ctx, rd, p.m)
+		if err != nil {
+			return nil, err
+		}
+		r.set = set
+	}
+	var errs errorList
+	items, err := prepare(objs, p.m, p.opts, r.set, &errs)
+	if err != nil {
+		return nil, err
+	}
+	if r.set != nil {
+		if err := r.set.FetchParent(ctx, rd, p.m); err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
+		for _, it := range items {
+			r.set.AddMember(it.res, it.ref.Namespace)
+		}
+	}
+	plans := r.readAndPlan(ctx, rd, items, p.opts.concurrency())
+	out := &Plan{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
+	slots := make([]*Change, len(objs))
+	for _, pl := range plans {
+		if pl.err != nil {
+			errs.add(pl.it, pl.err)
+			continue
+		}
+		c, err := r.change(pl)
+		if err != nil {
+			errs.add(pl.it, err)
+			continue
+		}
+		out.fixed[pl.it.key()] = pl
+		slots[pl.it.idx] = &c
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	for _, c := range slots {
+		if c != nil {
+			out.Changes = append(out.Changes, *c)
+		}
+	}
+	if p.opts.Prune {
+		visited := visitedBy(p.opts, items, plans)
+		cands, err := r.findPrunable(ctx, rd, p.m, visited)
+		if err != nil {
+			return nil, err
+		}
+		out.prune = cands
+		for _, cand := range cands {
+			out.Changes = append(out.Changes, Change{Ref: objref.Of(cand.Object), Action: Pruned, Drift: true, Live: cand.Object})
+		}
+	}
+	return out, nil
+}
+
+// visitedBy returns what an apply of items visits: their namespaces (and
+// the enforced one) and the UIDs of the live objects.
+func visitedBy(opts Options, items []*item, plans []plan) *prune.Visited {
+	v := prune.NewVisited()
+	if opts.EnforceNamespace {
+		v.Namespaces[opts.namespace()] = true
+	}
+	for _, it := range items {
+		if it.res.Namespaced {
+			v.Namespaces[it.ref.Namespace] = true
+		}
+	}
+	for _, p := range plans {
+		if uid := objref.UID(p.live); uid != "" {
+			v.UIDs[uid] = true
+		}
+	}
+	return v
+}
+
+// findPrunable returns the objects an apply --prune deletes.
+func (r *run) findPrunable(ctx context.Context, c cluster.Reader, m cluster.Mapper, visited *prune.Visited) ([]prune.Candidate, error) {
+	var cands []prune.Candidate
+	var err error
+	if r.set != nil {
+		cands, err = r.set.FindPrunable(ctx, c, visited)
+	} else {
+		l := prune.Labels{Selector: r.opts.Selector, Allowlist: r.opts.PruneAllowlist, Concurrency: r.workers()}
+		cands, err = l.Find(ctx, c, m, visited)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply: prune: %w", err)
+	}
+	return cands, nil
+}
+
+// applySetFor resolves the ApplySet parent with m and checks it in c.
+func (r *run) applySetFor(ctx context.Context, c cluster.Reader, m cluster.Mapper) (*prune.ApplySet, error) {
+	parent, err := prune.ParseParent(r.opts.ApplySet, m)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	// As kubectl: the namespace comes from the flag only, not from a
+	// default.
+	if parent.Resource.Namespaced && r.opts.EnforceNamespace {
+		parent.Namespace = r.opts.namespace()
+	}
+	tooling := prune.DefaultTooling()
+	if r.opts.ToolingVersion != "" {
+		tooling.Version = r.opts.ToolingVersion
+	}
+	set := prune.NewApplySet(parent, tooling)
+	if err := set.Validate(ctx, c); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	return set, nil
+}
+
+func (it *item) key() objectKey {
+	return objectKey{it.ref.Group, it.ref.Kind, it.ref.Namespace, it.ref.Name}
+}
+
+// change turns a plan into a Change: the action, the predicted result and
+// whether it differs from live.
+func (r *run) change(p plan) (Change, error) {
+	it := p.it
+	c := Change{Ref: it.ref, Source: it.src, Live: p.live, PatchType: p.pt}
+	switch {
+	case r.opts.ServerSide:
+		c.Action, c.Patch = ServerSideApplied, it.config
+		var merged map[string]any
+		if p.live == nil {
+			merged = withoutNulls(it.config)
+		} else {
+			var err error
+			if merged, err = merge.Apply(p.live, withoutNulls(r.ssaConfig(it, p.live)), it.typ); err != nil {
+				return c, fmt.Errorf("predicting the result: %w", err)
+			}
+		}
+		return r.predict(c, it, merged)
+	case p.live == nil:
+		c.Action = Created
+		return r.predict(c, it, p.create)
+	case len(p.patch) == 0:
+		c.Action, c.Merged = Unchanged, p.live
+	default:
+		c.Action, c.Patch = Configured, p.patch
+		merged, err := applyLocally(p)
+		if err != nil {
+			return c, fmt.Errorf("applying patch locally: %w", err)
+		}
+		if c, err = r.predict(c, it, merged); err != nil {
+			return c, err
+		}
+	}
+	if p.live != nil {
+		if _, ok := objref.Annotations(p.live)[lastapplied.Annotation]; !ok && !r.opts.ServerSide {
+			c.Warnings = append(c.Warnings, missingAnnotationWarning(it))
+		}
+		if dt, _ := objref.Metadata(p.live)["deletionTimestamp"].(string); dt != "" && c.Action != Unchanged {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("Warning: Detected changes to resource %s which is currently being deleted.", it.ref.Name))
+		}
+	}
+	return c, nil
+}
+
+// predict sets c.Merged to what the server makes of merged (normalized as
+// a write is), and c.Drift and c.Paths from the comparison with c.Live.
+func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error) {
+	m, err := normalize.Server(merged)
+	if err != nil {
+		return c, err
+	}
+	if c.Live != nil && it.res.Status {
+		// Writes to the main resource leave status alone.
+		if st, ok := c.Live["status"]; ok {
+			m["status"] = st
+		} else {
+			delete(m, "status")
+		}
+	}
+	c.Merged = m
+	if c.Live == nil {
+		c.Drift = true
+		return c, nil
+	}
+	a, _ := normalize.Object(c.Live, normalize.Options{})
+	b, _ := normalize.Object(m, normalize.Options{})
+	diffPaths(a, b, it.typ, nil, &c.Paths)
+	c.Drift = len(c.Paths) > 0
+	slices.SortFunc(c.Paths, func(x, y value.Path) int { return strings.Compare(x.String(), y.String()) })
+	return c, nil
+}
+
+// missingAnnotationWarning is kubectl's warning for a live object without
+// the last-applied annotation.
+func missingAnnotationWarning(it *item) string {
+	return fmt.Sprintf("Warning: resource %s/%s is missing the %s annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.",
+		it.res.Plural, it.ref.Name, lastapplied.Annotation)
+}
+
+// diffPaths appends to out the paths where a and b differ: fields of
+// objects one by one, elements of lists merged by key matched by their
+// keys, other lists whole.
+func diffPaths(a, b any, t *schema.Type, p value.Path, out *[]value.Path) {
+	am, aIsMap := a.(map[string]any)
+	bm, bIsMap := b.(map[string]any)
+	if aIsMap && bIsMap {
+		for k, av := range am {
+			bv, ok := bm[k]
+			if !ok {
+				*out = append(*out, p.Field(k))
+				continue
+			}
+			diffPaths(av, bv, t.Field(k), p.Field(k), out)
+		}
+		for k := range bm {
+			if _, ok := am[k]; !ok {
+				*out = append(*out, p.Field(k))
+			}
+		}
+		return
+	}
+	al, aIsList := a.([]any)
+	bl, bIsList := b.([]any)
+	if aIsList && bIsList && t.KindOf() == schema.List && t.ListType == schema.MergeByKey && t.MergeKey != "" {
+		keyOf := func(e any) (value.Element, bool) {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return value.Element{}, false
+			}
+			k, ok := m[t.MergeKey]
+			if !ok {
+				return value.Element{}, false
+			}
+			return value.KeyElement(value.KeyField{Name: t.MergeKey, Value: k}), true
+		}
+		type entry struct {
+			el value.Element
+			v  any
+		}
+		index := func(l []any) (map[string]entry, []string, bool) {
+			m := make(map[string]entry, len(l))
+			var order []string
+			for _, e := range l {
+				el, ok := keyOf(e)
+				if !ok {
+					return nil, nil, false
+				}
+				s := el.String()
+				if _, dup := m[s]; dup {
+					return nil, nil, false
+				}
+				m[s] = entry{el, e}
+				order = append(order, s)
+			}
+			return m, order, true
+		}
+		ai, aOrder, ok1 := index(al)
+		bi, bOrder, ok2 := index(bl)
+		if ok1 && ok2 {
+			if !slices.Equal(aOrder, bOrder) && len(aOrder) == len(bOrder) && sameKeys(ai, bi) {
+				*out = append(*out, p) // reordered
+				return
+			}
+			for _, s := range aOrder {
+				ae := ai[s]
+				be, ok := bi[s]
+				if !ok {
+					*out = append(*out, p.Child(ae.el))
+					continue
+				}
+				diffPaths(ae.v, be.v, t.Element(), p.Child(ae.el), out)
+			}
+			for _, s := range bOrder {
+				if _, ok := ai[s]; !ok {
+					*out = append(*out, p.Child(bi[s].el))
+				}
+			}
+			return
+		}
+	}
+	if !value.Equal(a, b) {
+		*out = append(*out, p)
+	}
+}
+
+func sameKeys[V any](a, b map[string]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ApplyPlan applies a plan as it was computed: it sends the plan's
+// creates, patches and deletions, and does not read the live objects
+// again or compute other patches. Changes made to the objects since the
+// plan was computed are kept where the patch does not touch them; an
+// object created since is an AlreadyExists error, one deleted since a
+// NotFound error.
+//
+// The plan's options decide what is applied (see NewPlanner); the
+// Applier's decide how (DryRun, FieldManager, FieldValidation, Force,
+// Concurrency, Progress, Warn, CRDTimeout). Everything else is as Apply:
+// validation before writing, the order of writes, one transaction on a
+// Batcher, results in input order followed by the pruned objects.
+func (a *Applier) ApplyPlan(ctx context.Context, p *Plan) ([]Result, error) {
+	if p == nil {
+		return nil, errors.New("apply: nil plan")
+	}
+	opts := a.opts
+	po := p.opts
+	opts.Namespace, opts.EnforceNamespace = po.Namespace, po.EnforceNamespace
+	opts.Selector, opts.Prune, opts.PruneAll, opts.PruneAllowlist = po.Selector, po.Prune, po.PruneAll, po.PruneAllowlist
+	opts.ApplySet, opts.ToolingVersion = po.ApplySet, po.ToolingVersion
+	opts.ServerSide, opts.ForceConflicts, opts.NoOverwrite = po.ServerSide, po.ForceConflicts, po.NoOverwrite
+	opts.Ignore = po.Ignore
+	prunes := p.prune
+	if prunes == nil {
+		prunes = []prune.Candidate{}
+	}
+	return New(a.c, opts).apply(ctx, p.objs, hooks{fixed: p.fixed, fixedPrune: prunes})
+}
+
+// hooks are what a run does differently from a plain apply: ignore rules,
+// and when it applies a Plan, the plan's patches and prune candidates.
+type hooks struct {
+	ignore []compiledRule
+	// fixed are the plans of a Plan by object: used instead of reading and
+	// planning, and never computed again.
+	fixed map[objectKey]plan
+	// fixedPrune, when not nil, are the objects to prune.
+	fixedPrune []prune.Candidate
+}
+
+// fixedPlans returns the plans of a Plan for items.
+func (r *run) fixedPlans(items []*item) []plan {
+	out := make([]plan, len(items))
+	for i, it := range items {
+		p, ok := r.fixed[it.key()]
+		if !ok {
+			out[i] = plan{it: it, err: errors.New("the object is not in the plan")}
+			continue
+		}
+		p.it = it
+		out[i] = p
+	}
+	return out
+}
+
+// ignoreFields settles the ignored fields of an object that exists in
+// original and modified (see IgnoreRule).
+func (r *run) ignoreFields(it *item, original, modified, live map[string]any) (map[string]any, map[string]any) {
+	if len(r.ignore) == 0 || live == nil {
+		return original, modified
+	}
+	paths := ignoredPaths(r.ignore, it.ref, live)
+	if len(paths) == 0 {
+		return original, modified
+	}
+	if original != nil {
+		original = settleIgnored(original, live, it.typ, paths)
+	}
+	return original, settleIgnored(modified, live, it.typ, paths)
+}
+
+// ssaConfig returns the configuration a server-side apply sends: without
+// the ignored fields.
+func (r *run) ssaConfig(it *item, live map[string]any) map[string]any {
+	if len(r.ignore) == 0 || live == nil {
+		return it.config
+	}
+	paths := ignoredPaths(r.ignore, it.ref, live)
+	if len(paths) == 0 {
+		return it.config
+	}
+	return settleIgnored(it.config, nil, it.typ, paths)
+}

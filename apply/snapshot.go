@@ -1,0 +1,171 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/selector"
+)
+
+// LiveSource is where a Planner reads live objects: a cluster
+// (cluster.Interface is one), a Snapshot, or a tool's own cache of the
+// objects it watches.
+type LiveSource interface {
+	// Get returns the live object, or an error for which
+	// cluster.IsNotFound is true when there is none.
+	Get(ctx context.Context, gvk schema.GVK, namespace, name string) (map[string]any, error)
+	// List returns the objects of a kind, in one namespace
+	// (cluster.InNamespace) or all, that match cluster.MatchingLabels.
+	// Planning lists a kind when it holds several objects of the input in
+	// one namespace, and to find the objects to prune.
+	List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error)
+}
+
+// Snapshot is a set of live objects held in memory: a LiveSource for
+// planning against the objects a tool already holds, without a cluster.
+// Objects are found by group, kind, namespace and name (the version is not
+// compared) and are not copied; planning does not modify them. A Snapshot
+// is safe for concurrent use.
+type Snapshot struct {
+	mu    sync.RWMutex
+	byKey map[objectKey]map[string]any
+	// kinds lists the keys of each group and kind, for List.
+	kinds map[groupKind][]objectKey
+}
+
+// NewSnapshot returns a Snapshot of objs. An object given twice keeps its
+// last version.
+func NewSnapshot(objs ...map[string]any) *Snapshot {
+	s := &Snapshot{byKey: make(map[objectKey]map[string]any, len(objs)), kinds: map[groupKind][]objectKey{}}
+	for _, obj := range objs {
+		s.Set(obj)
+	}
+	return s
+}
+
+func snapshotKey(obj map[string]any) objectKey {
+	ref := objref.Of(obj)
+	return objectKey{ref.Group, ref.Kind, ref.Namespace, ref.Name}
+}
+
+// Set adds obj, or replaces the object of the same kind, namespace and
+// name.
+func (s *Snapshot) Set(obj map[string]any) {
+	k := snapshotKey(obj)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byKey[k]; !ok {
+		gk := groupKind{k.group, k.kind}
+		s.kinds[gk] = append(s.kinds[gk], k)
+	}
+	s.byKey[k] = obj
+}
+
+// Delete removes the object of that kind, namespace and name, if any.
+func (s *Snapshot) Delete(gvk schema.GVK, namespace, name string) {
+	k := objectKey{gvk.Group, gvk.Kind, namespace, name}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byKey[k]; !ok {
+		return
+	}
+	delete(s.byKey, k)
+	gk := groupKind{k.group, k.kind}
+	s.kinds[gk] = slices.DeleteFunc(s.kinds[gk], func(x objectKey) bool { return x == k })
+}
+
+// Len returns how many objects the snapshot holds.
+func (s *Snapshot) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.byKey)
+}
+
+// Get returns the object, or a NotFound *cluster.StatusError.
+func (s *Snapshot) Get(_ context.Context, gvk schema.GVK, namespace, name string) (map[string]any, error) {
+	s.mu.RLock()
+	obj, ok := s.byKey[objectKey{gvk.Group, gvk.Kind, namespace, name}]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, cluster.NewNotFound(groupResourceOf(gvk), name)
+	}
+	return obj, nil
+}
+
+// List returns the objects of a kind that match the options (namespace,
+// label selector, and field selectors on any field), ordered by namespace
+// and name.
+func (s *Snapshot) List(_ context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	o := cluster.CollectList(opts)
+	labels, err := selector.ParseLabels(o.LabelSelector)
+	if err != nil {
+		return nil, cluster.NewBadRequest(err.Error())
+	}
+	fields, err := selector.ParseFields(o.FieldSelector)
+	if err != nil {
+		return nil, cluster.NewBadRequest(err.Error())
+	}
+	s.mu.RLock()
+	keys := slices.Clone(s.kinds[groupKind{gvk.Group, gvk.Kind}])
+	out := &cluster.List{}
+	for _, k := range keys {
+		if o.Namespace != "" && k.namespace != o.Namespace {
+			continue
+		}
+		obj := s.byKey[k]
+		if !labels.Matches(objref.Labels(obj)) || !fields.Matches(obj) {
+			continue
+		}
+		out.Items = append(out.Items, obj)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out.Items, func(a, b cluster.Object) int {
+		if c := strings.Compare(objref.Namespace(a), objref.Namespace(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(objref.Name(a), objref.Name(b))
+	})
+	return out, nil
+}
+
+// groupResourceOf guesses the resource name of a kind for NotFound
+// messages ("deployments.apps").
+func groupResourceOf(gvk schema.GVK) string {
+	r := strings.ToLower(gvk.Kind) + "s"
+	if gvk.Group != "" {
+		r += "." + gvk.Group
+	}
+	return r
+}
+
+// errNoWatch is what a LiveSource answers a Watch.
+var errNoWatch = errors.New("apply: a live source cannot be watched")
+
+// sourceReader makes a LiveSource a cluster.Reader (which prune takes);
+// Watch is never called by planning.
+type sourceReader struct{ LiveSource }
+
+func (sourceReader) Watch(context.Context, schema.GVK, ...cluster.ListOption) (cluster.Watcher, error) {
+	return nil, errNoWatch
+}
+
+// readerOf returns src as a cluster.Reader.
+func readerOf(src LiveSource) cluster.Reader {
+	if r, ok := src.(cluster.Reader); ok {
+		return r
+	}
+	return sourceReader{src}
+}
+
+var _ LiveSource = (*Snapshot)(nil)
+var _ LiveSource = (cluster.Interface)(nil)
+
+// String describes the snapshot: "snapshot of 12 objects".
+func (s *Snapshot) String() string { return fmt.Sprintf("snapshot of %d objects", s.Len()) }
