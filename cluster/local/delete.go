@@ -234,11 +234,16 @@ func (t *txn) reconcileDeleting(k objKey) error {
 			if err := t.deleteNamespaceContent(k.name); err != nil {
 				return err
 			}
-			empty, err := t.namespaceEmpty(k.name)
+			byResource, byFinalizer, err := t.namespaceRemaining(k.name)
 			if err != nil {
 				return err
 			}
-			namespaceDone = empty
+			namespaceDone = len(byResource) == 0
+			if !namespaceDone {
+				if err := t.reportNamespaceContent(k, byResource, byFinalizer); err != nil {
+					return err
+				}
+			}
 		}
 	case crdGK:
 		if containsString(fs, finalizerCRDCleanup) {
@@ -482,17 +487,6 @@ func (t *txn) deleteNamespaceContent(ns string) error {
 		}
 	}
 	return nil
-}
-
-// namespaceEmpty reports that no object is left in a namespace.
-func (t *txn) namespaceEmpty(ns string) (bool, error) {
-	for _, gk := range t.kinds() {
-		keys, err := t.keysIn(gk, ns)
-		if err != nil || len(keys) > 0 {
-			return false, err
-		}
-	}
-	return true, nil
 }
 
 // deleteCustomResources deletes the objects of a CRD and reports whether
