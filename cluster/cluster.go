@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 
+	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -93,34 +94,8 @@ type Watcher interface {
 	Stop()
 }
 
-// Resource is a kind as an API serves it.
-type Resource struct {
-	GVK schema.GVK
-	// Plural is the resource name in URLs ("deployments").
-	Plural string
-	// Singular is the lowercase singular name ("deployment").
-	Singular string
-	// ShortNames are kubectl's abbreviations ("deploy").
-	ShortNames []string
-	// Namespaced is false for cluster-scoped kinds (Namespace, Node,
-	// CustomResourceDefinition, ...).
-	Namespaced bool
-	// Status reports a status subresource: writes to the main resource
-	// leave status alone.
-	Status bool
-	// Strategic reports whether the API accepts strategic merge patches
-	// for the kind: built-in kinds do, custom resources do not.
-	Strategic bool
-}
-
-// GroupResource returns "deployments.apps", or "pods" for the core group:
-// how API errors name a resource.
-func (r Resource) GroupResource() string {
-	if r.GVK.Group == "" {
-		return r.Plural
-	}
-	return r.Plural + "." + r.GVK.Group
-}
+// Resource is a kind as an API serves it (see apimeta.Resource).
+type Resource = apimeta.Resource
 
 // Mapper tells which kinds an API serves and how.
 type Mapper interface {

@@ -1,118 +1,68 @@
 package cluster
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "github.com/konverge/konverge/apimeta"
 
-// Reason is why an API call failed, as metav1.StatusReason says it.
-type Reason string
+// The API's errors, defined in package apimeta (so that packages below
+// cluster, such as kinds and validate, can report them).
+type (
+	// Reason is why an API call failed, as metav1.StatusReason says it.
+	Reason = apimeta.Reason
+	// Cause is one problem of an Invalid object.
+	Cause = apimeta.Cause
+	// StatusError is a failed API call, as kube-apiserver reports it.
+	StatusError = apimeta.StatusError
+)
 
 // The reasons konverge reports.
 const (
-	ReasonNotFound         Reason = "NotFound"
-	ReasonAlreadyExists    Reason = "AlreadyExists"
-	ReasonConflict         Reason = "Conflict"
-	ReasonInvalid          Reason = "Invalid"
-	ReasonBadRequest       Reason = "BadRequest"
-	ReasonMethodNotAllowed Reason = "MethodNotAllowed"
-	ReasonForbidden        Reason = "Forbidden"
-	ReasonGone             Reason = "Gone"
-	ReasonRequestTooLarge  Reason = "RequestEntityTooLarge"
-	ReasonUnsupportedMedia Reason = "UnsupportedMediaType"
-	ReasonInternal         Reason = "InternalError"
-	ReasonTimeout          Reason = "Timeout"
+	ReasonNotFound         = apimeta.ReasonNotFound
+	ReasonAlreadyExists    = apimeta.ReasonAlreadyExists
+	ReasonConflict         = apimeta.ReasonConflict
+	ReasonInvalid          = apimeta.ReasonInvalid
+	ReasonBadRequest       = apimeta.ReasonBadRequest
+	ReasonMethodNotAllowed = apimeta.ReasonMethodNotAllowed
+	ReasonForbidden        = apimeta.ReasonForbidden
+	ReasonGone             = apimeta.ReasonGone
+	ReasonRequestTooLarge  = apimeta.ReasonRequestTooLarge
+	ReasonUnsupportedMedia = apimeta.ReasonUnsupportedMedia
+	ReasonInternal         = apimeta.ReasonInternal
+	ReasonTimeout          = apimeta.ReasonTimeout
 )
 
-// Cause is one problem of an Invalid object.
-type Cause struct {
-	// Type is the kind of problem: "FieldValueRequired",
-	// "FieldValueInvalid", "FieldValueDuplicate", "FieldValueNotSupported",
-	// "FieldValueForbidden", "FieldValueTooLong".
-	Type string
-	// Field is the path of the field ("spec.template.spec.containers[0].image").
-	Field string
-	// Message is the API server's message for the field ("Required value").
-	Message string
-}
-
-// StatusError is a failed API call, as kube-apiserver reports it.
-type StatusError struct {
-	Code    int
-	Reason  Reason
-	Message string
-	// Group and Kind (or resource) and Name of the object, when known.
-	Group, Kind, Name string
-	Causes            []Cause
-}
-
-func (e *StatusError) Error() string { return e.Message }
-
 // ReasonOf returns the Reason of a *StatusError in err's chain, or "".
-func ReasonOf(err error) Reason {
-	var se *StatusError
-	if errors.As(err, &se) {
-		return se.Reason
-	}
-	return ""
-}
+func ReasonOf(err error) Reason { return apimeta.ReasonOf(err) }
 
 // IsNotFound reports a NotFound error.
-func IsNotFound(err error) bool { return ReasonOf(err) == ReasonNotFound }
+func IsNotFound(err error) bool { return apimeta.IsNotFound(err) }
 
 // IsAlreadyExists reports an AlreadyExists error.
-func IsAlreadyExists(err error) bool { return ReasonOf(err) == ReasonAlreadyExists }
+func IsAlreadyExists(err error) bool { return apimeta.IsAlreadyExists(err) }
 
 // IsConflict reports a Conflict error (a stale resourceVersion).
-func IsConflict(err error) bool { return ReasonOf(err) == ReasonConflict }
+func IsConflict(err error) bool { return apimeta.IsConflict(err) }
 
 // IsInvalid reports an Invalid error (validation failed).
-func IsInvalid(err error) bool { return ReasonOf(err) == ReasonInvalid }
+func IsInvalid(err error) bool { return apimeta.IsInvalid(err) }
 
 // NewNotFound is the error for a missing object: `deployments.apps "web" not found`.
 func NewNotFound(groupResource, name string) *StatusError {
-	return &StatusError{Code: 404, Reason: ReasonNotFound, Name: name, Kind: groupResource,
-		Message: fmt.Sprintf("%s %q not found", groupResource, name)}
+	return apimeta.NewNotFound(groupResource, name)
 }
 
 // NewAlreadyExists is the error for creating an existing object.
 func NewAlreadyExists(groupResource, name string) *StatusError {
-	return &StatusError{Code: 409, Reason: ReasonAlreadyExists, Name: name, Kind: groupResource,
-		Message: fmt.Sprintf("%s %q already exists", groupResource, name)}
+	return apimeta.NewAlreadyExists(groupResource, name)
 }
 
 // NewConflict is the error for a write with a stale resourceVersion.
 func NewConflict(groupResource, name, why string) *StatusError {
-	return &StatusError{Code: 409, Reason: ReasonConflict, Name: name, Kind: groupResource,
-		Message: fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", groupResource, name, why)}
+	return apimeta.NewConflict(groupResource, name, why)
 }
 
 // NewBadRequest is the error for a malformed request.
-func NewBadRequest(msg string) *StatusError {
-	return &StatusError{Code: 400, Reason: ReasonBadRequest, Message: msg}
-}
+func NewBadRequest(msg string) *StatusError { return apimeta.NewBadRequest(msg) }
 
-// NewInvalid is the error for an object that fails validation, worded as
-// kube-apiserver words it: `Deployment.apps "web" is invalid: spec.selector:
-// Required value`, the causes in brackets when there are several.
-// kindGroup is "Deployment.apps" ("Pod" for the core group).
+// NewInvalid is the error for an object that fails validation (see apimeta.NewInvalid).
 func NewInvalid(kindGroup, name string, causes []Cause) *StatusError {
-	parts := make([]string, len(causes))
-	for i, c := range causes {
-		if c.Field == "" {
-			parts[i] = c.Message
-		} else {
-			parts[i] = c.Field + ": " + c.Message
-		}
-	}
-	msg := fmt.Sprintf("%s %q is invalid", kindGroup, name)
-	switch len(parts) {
-	case 0:
-	case 1:
-		msg += ": " + parts[0]
-	default:
-		msg += ": [" + strings.Join(parts, ", ") + "]"
-	}
-	return &StatusError{Code: 422, Reason: ReasonInvalid, Kind: kindGroup, Name: name, Message: msg, Causes: causes}
+	return apimeta.NewInvalid(kindGroup, name, causes)
 }

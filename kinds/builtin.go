@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -101,13 +101,13 @@ var shortNames = map[string][]string{
 }
 
 // builtin is Builtin's table, built once; Builtin hands out copies.
-var builtin = sync.OnceValue(func() []cluster.Resource {
+var builtin = sync.OnceValue(func() []apimeta.Resource {
 	byGV := map[string][]apiResource{}
 	for _, r := range openAPIResources {
 		gv := r.group + "/" + r.version
 		byGV[gv] = append(byGV[gv], r)
 	}
-	var out []cluster.Resource
+	var out []apimeta.Resource
 	for _, g := range servedByDefault {
 		for _, v := range g.versions {
 			// openAPIResources is sorted by plural, as discovery lists
@@ -121,12 +121,12 @@ var builtin = sync.OnceValue(func() []cluster.Resource {
 })
 
 // resource returns the row as discovery reports it.
-func (r apiResource) resource() cluster.Resource {
+func (r apiResource) resource() apimeta.Resource {
 	gr := r.plural
 	if r.group != "" {
 		gr += "." + r.group
 	}
-	return cluster.Resource{
+	return apimeta.Resource{
 		GVK:        schema.GVK{Group: r.group, Version: r.version, Kind: r.kind},
 		Plural:     r.plural,
 		Singular:   strings.ToLower(r.kind),
@@ -144,11 +144,11 @@ func (r apiResource) resource() cluster.Resource {
 // strategic merge patches.
 //
 // Each call returns a new slice that the caller may change.
-func Builtin() []cluster.Resource {
+func Builtin() []apimeta.Resource {
 	return cloneResources(builtin())
 }
 
-func cloneResources(rs []cluster.Resource) []cluster.Resource {
+func cloneResources(rs []apimeta.Resource) []apimeta.Resource {
 	out := slices.Clone(rs)
 	for i := range out {
 		out[i].ShortNames = slices.Clone(out[i].ShortNames)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -17,7 +17,7 @@ import (
 // one.
 type Mapper struct {
 	// resources in discovery order.
-	resources []cluster.Resource
+	resources []apimeta.Resource
 	schemas   *schema.Registry
 	byGVK     map[schema.GVK]int
 	// gvs are the group versions in discovery order, each with its
@@ -30,8 +30,6 @@ type Mapper struct {
 	// prio is the KindPriority of kubectl's discovery mapper.
 	prio []gvPattern
 }
-
-var _ cluster.Mapper = (*Mapper)(nil)
 
 // gvIndex is the resources of one group version, as one DefaultRESTMapper
 // of kubectl's discovery RESTMapper holds them.
@@ -52,7 +50,7 @@ type shortcut struct {
 // order of discovery (groups by priority, the preferred version of each
 // group first), as Builtin returns them; schemas gives Schema its answers
 // and may be nil. A GVK given twice keeps its last definition.
-func NewMapper(resources []cluster.Resource, schemas *schema.Registry) *Mapper {
+func NewMapper(resources []apimeta.Resource, schemas *schema.Registry) *Mapper {
 	m := &Mapper{schemas: schemas}
 	m.index(cloneResources(resources))
 	return m
@@ -65,7 +63,7 @@ func NewMapper(resources []cluster.Resource, schemas *schema.Registry) *Mapper {
 // version order (v1, v1beta2, v1beta1, v1alpha1, then others), as
 // discovery orders the groups of CRDs; within a version, resources are
 // ordered by plural. m is not changed.
-func (m *Mapper) With(more ...cluster.Resource) *Mapper {
+func (m *Mapper) With(more ...apimeta.Resource) *Mapper {
 	rs := cloneResources(m.resources)
 	at := map[schema.GVK]int{}
 	for i, r := range rs {
@@ -75,7 +73,7 @@ func (m *Mapper) With(more ...cluster.Resource) *Mapper {
 	for _, gv := range m.gvs {
 		oldGV[[2]string{gv.group, gv.version}] = true
 	}
-	var added []cluster.Resource
+	var added []apimeta.Resource
 	addedAt := map[schema.GVK]int{}
 	for _, r := range more {
 		r.ShortNames = slices.Clone(r.ShortNames)
@@ -97,7 +95,7 @@ func (m *Mapper) With(more ...cluster.Resource) *Mapper {
 	for i, g := range m.groups {
 		groupRank[g] = i
 	}
-	slices.SortStableFunc(added, func(a, b cluster.Resource) int {
+	slices.SortStableFunc(added, func(a, b apimeta.Resource) int {
 		ga, gb := a.GVK.Group, b.GVK.Group
 		if ga != gb {
 			ra, oka := groupRank[ga]
@@ -157,7 +155,7 @@ func (m *Mapper) With(more ...cluster.Resource) *Mapper {
 }
 
 // index builds the lookup tables of m from resources in discovery order.
-func (m *Mapper) index(resources []cluster.Resource) {
+func (m *Mapper) index(resources []apimeta.Resource) {
 	// Keep the last definition of a GVK at the place of the first.
 	first := map[schema.GVK]int{}
 	for _, r := range resources {
@@ -212,12 +210,12 @@ func (m *Mapper) index(resources []cluster.Resource) {
 
 // Resources returns every resource of m in the order of discovery. The
 // slice is a copy.
-func (m *Mapper) Resources() []cluster.Resource { return cloneResources(m.resources) }
+func (m *Mapper) Resources() []apimeta.Resource { return cloneResources(m.resources) }
 
 // ResourceFor returns how a kind is served, or a NotFound
-// *cluster.StatusError worded as kubectl words it: `no matches for kind
+// *apimeta.StatusError worded as kubectl words it: `no matches for kind
 // "Foo" in version "example.com/v1"`.
-func (m *Mapper) ResourceFor(gvk schema.GVK) (cluster.Resource, error) {
+func (m *Mapper) ResourceFor(gvk schema.GVK) (apimeta.Resource, error) {
 	if i, ok := m.byGVK[gvk]; ok {
 		r := m.resources[i]
 		r.ShortNames = slices.Clone(r.ShortNames)
@@ -229,7 +227,7 @@ func (m *Mapper) ResourceFor(gvk schema.GVK) (cluster.Resource, error) {
 	} else {
 		msg = fmt.Sprintf("no matches for kind %q in version %q", gvk.Kind, gvk.APIVersion())
 	}
-	return cluster.Resource{}, &cluster.StatusError{Code: 404, Reason: cluster.ReasonNotFound, Message: msg, Group: gvk.Group, Kind: gvk.Kind}
+	return apimeta.Resource{}, &apimeta.StatusError{Code: 404, Reason: apimeta.ReasonNotFound, Message: msg, Group: gvk.Group, Kind: gvk.Kind}
 }
 
 // Schema returns the merge schema of a kind from the registry given to
@@ -246,10 +244,10 @@ type gvkArg struct{ group, version, kind string }
 
 // Find resolves a name as kubectl resolves the resource argument of `kubectl
 // get`: see the package documentation. A name that matches nothing is a
-// NotFound *cluster.StatusError worded as kubectl's: `the server doesn't
+// NotFound *apimeta.StatusError worded as kubectl's: `the server doesn't
 // have a resource type "foo"`, or `... "foo" in group "bar"` when the name
 // is qualified.
-func (m *Mapper) Find(name string) (cluster.Resource, error) {
+func (m *Mapper) Find(name string) (apimeta.Resource, error) {
 	// schema.ParseResourceArg
 	var full *gvr
 	if strings.Count(name, ".") >= 2 {
@@ -289,10 +287,10 @@ func (m *Mapper) Find(name string) (cluster.Resource, error) {
 	if gr.group != "" {
 		msg = fmt.Sprintf("the server doesn't have a resource type %q in group %q", gr.resource, gr.group)
 	}
-	return cluster.Resource{}, &cluster.StatusError{Code: 404, Reason: cluster.ReasonNotFound, Message: msg}
+	return apimeta.Resource{}, &apimeta.StatusError{Code: 404, Reason: apimeta.ReasonNotFound, Message: msg}
 }
 
-func (m *Mapper) resourceAt(i int) cluster.Resource {
+func (m *Mapper) resourceAt(i int) apimeta.Resource {
 	r := m.resources[i]
 	r.ShortNames = slices.Clone(r.ShortNames)
 	return r

@@ -509,3 +509,6 @@ func BenchmarkFind(b *testing.B) {
 		}
 	})
 }
+
+// The Mapper serves as a cluster.Mapper.
+var _ cluster.Mapper = (*kinds.Mapper)(nil)

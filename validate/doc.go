@@ -10,7 +10,7 @@
 // CronJob; v1 Pod, Service, ConfigMap, Secret, Namespace, ServiceAccount,
 // PersistentVolumeClaim; networking.k8s.io/v1 Ingress); CustomResource and
 // ObjectMeta validate custom resources against their structural schema.
-// ToCauses turns the errors into the causes of cluster.NewInvalid.
+// ToCauses turns the errors into the causes of apimeta.NewInvalid (and cluster.NewInvalid).
 //
 // It validates objects as the API server has them at that point: decoded
 // and defaulted (package defaults) and prepared by the registry strategy,

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/value"
 )
 
@@ -123,10 +123,10 @@ func formatValue(v any) string {
 
 // ToCauses turns validation errors into the causes of an Invalid status
 // error, as apierrors.NewInvalid does.
-func ToCauses(errs []Error) []cluster.Cause {
-	out := make([]cluster.Cause, len(errs))
+func ToCauses(errs []Error) []apimeta.Cause {
+	out := make([]apimeta.Cause, len(errs))
 	for i, e := range errs {
-		out[i] = cluster.Cause{Type: string(e.Type), Field: e.Field, Message: e.Body()}
+		out[i] = apimeta.Cause{Type: string(e.Type), Field: e.Field, Message: e.Body()}
 	}
 	return out
 }
