@@ -31,7 +31,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/disk"
@@ -47,6 +46,9 @@ import (
 
 // Cluster is a real Kubernetes API server.
 type Cluster struct {
+	// rc sends the requests of every verb but Watch (dyn's), reading and
+	// writing JSON with package value.
+	rc     rest.Interface
 	dyn    dynamic.Interface
 	mapper *mapper
 	host   string
@@ -141,6 +143,10 @@ func Open(cfg *rest.Config, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
 	}
+	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Host, err)
+	}
 	var disc discovery.DiscoveryInterface
 	if opts.CacheDir != "" {
 		disc, err = disk.NewCachedDiscoveryClientForConfig(cfg,
@@ -156,7 +162,7 @@ func Open(cfg *rest.Config, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: discovery: %w", cfg.Host, err)
 	}
-	c := &Cluster{dyn: dyn, host: cfg.Host}
+	c := &Cluster{rc: rc, dyn: dyn, host: cfg.Host}
 	c.mapper = newMapper(resources, disc, func(ctx context.Context, name string) (map[string]any, error) {
 		return c.Get(ctx, kschema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", name)
 	})
@@ -270,37 +276,6 @@ func dryRun(on bool) []string {
 	return nil
 }
 
-// Get implements cluster.Reader.
-func (c *Cluster) Get(ctx context.Context, gvk kschema.GVK, namespace, name string) (cluster.Object, error) {
-	ri, _, err := c.resource(gvk, namespace)
-	if err != nil {
-		return nil, err
-	}
-	u, err := ri.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return u.Object, nil
-}
-
-// List implements cluster.Reader.
-func (c *Cluster) List(ctx context.Context, gvk kschema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
-	o := cluster.CollectList(opts)
-	ri, _, err := c.resource(gvk, o.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	l, err := ri.List(ctx, metav1.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, ResourceVersion: o.ResourceVersion})
-	if err != nil {
-		return nil, convert(err)
-	}
-	out := &cluster.List{ResourceVersion: l.GetResourceVersion(), Items: make([]cluster.Object, len(l.Items))}
-	for i := range l.Items {
-		out.Items[i] = l.Items[i].Object
-	}
-	return out, nil
-}
-
 // Watch implements cluster.Reader.
 func (c *Cluster) Watch(ctx context.Context, gvk kschema.GVK, opts ...cluster.ListOption) (cluster.Watcher, error) {
 	o := cluster.CollectList(opts)
@@ -359,95 +334,6 @@ func (w *watcher) run(ctx context.Context) {
 
 func (w *watcher) ResultChan() <-chan cluster.Event { return w.ch }
 func (w *watcher) Stop()                            { w.w.Stop() }
-
-// Create implements cluster.Writer.
-func (c *Cluster) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
-	o := cluster.CollectCreate(opts)
-	u := &unstructured.Unstructured{Object: obj}
-	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
-	if err != nil {
-		return nil, err
-	}
-	out, err := ri.Create(ctx, u, metav1.CreateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return out.Object, nil
-}
-
-// Update implements cluster.Writer.
-func (c *Cluster) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
-	o := cluster.CollectUpdate(opts)
-	u := &unstructured.Unstructured{Object: obj}
-	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
-	if err != nil {
-		return nil, err
-	}
-	out, err := ri.Update(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return out.Object, nil
-}
-
-// UpdateStatus implements cluster.Writer.
-func (c *Cluster) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
-	o := cluster.CollectUpdate(opts)
-	u := &unstructured.Unstructured{Object: obj}
-	ri, _, err := c.resource(gvkOf(obj), u.GetNamespace())
-	if err != nil {
-		return nil, err
-	}
-	out, err := ri.UpdateStatus(ctx, u, metav1.UpdateOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return out.Object, nil
-}
-
-// Patch implements cluster.Writer.
-func (c *Cluster) Patch(ctx context.Context, gvk kschema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
-	o := cluster.CollectPatch(opts)
-	ri, _, err := c.resource(gvk, namespace)
-	if err != nil {
-		return nil, err
-	}
-	po := metav1.PatchOptions{DryRun: dryRun(o.DryRun), FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
-	if pt == cluster.ApplyPatchType {
-		po.Force = &o.Force
-	}
-	out, err := ri.Patch(ctx, name, types.PatchType(pt), patch, po)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return out.Object, nil
-}
-
-// Delete implements cluster.Writer.
-func (c *Cluster) Delete(ctx context.Context, gvk kschema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
-	o := cluster.CollectDelete(opts)
-	ri, _, err := c.resource(gvk, namespace)
-	if err != nil {
-		return err
-	}
-	do := metav1.DeleteOptions{DryRun: dryRun(o.DryRun), GracePeriodSeconds: o.GracePeriodSeconds}
-	if o.PropagationPolicy != "" {
-		p := metav1.DeletionPropagation(o.PropagationPolicy)
-		do.PropagationPolicy = &p
-	}
-	if o.UID != "" || o.ResourceVersion != "" {
-		do.Preconditions = &metav1.Preconditions{}
-		if o.UID != "" {
-			uid := types.UID(o.UID)
-			do.Preconditions.UID = &uid
-		}
-		if o.ResourceVersion != "" {
-			rv := o.ResourceVersion
-			do.Preconditions.ResourceVersion = &rv
-		}
-	}
-	return convert(ri.Delete(ctx, name, do))
-}
 
 // convert turns an API error into a *cluster.StatusError with the same
 // code, reason, message and causes; other errors are returned as they are.
