@@ -21,7 +21,7 @@
 // namespace.
 //
 // A get of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job,
-// CronJob, ReplicationController or Pod shows its status, and a pod's
+// CronJob, ReplicationController, HorizontalPodAutoscaler or Pod shows its status, and a pod's
 // node, as "<controllers>": the workload controllers and the kubelet write
 // them, at their own pace (the recording's control plane has neither
 // scheduler nor kubelet). The objects that apply, create and patch return

@@ -141,6 +141,7 @@ func Mask(v any) any {
 var controlled = map[string]bool{
 	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
 	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true,
+	"HorizontalPodAutoscaler": true,
 }
 
 // maskControllers masks the status of a controlled object that a get
