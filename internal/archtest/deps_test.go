@@ -31,6 +31,8 @@ var allowed = map[string][]string{
 	"validate":                    {"apimeta", "quantity", "schema", "value"},
 	"prune":                       {"apimeta", "cluster", "lastapplied", "objref", "schema", "value"},
 	"mask":                        {"lastapplied", "objref", "schema", "value"},
+	"health":                      {},
+	"wait":                        {"apimeta", "cluster", "health", "objref", "schema"},
 	"normalize":                   {"defaults", "lastapplied", "objref", "quantity", "schema", "value"},
 	"apply":                       {"apimeta", "cluster", "defaults", "lastapplied", "manifest", "mask", "merge", "normalize", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
 	"diff":                        {"apimeta", "apply", "cluster", "defaults", "lastapplied", "manifest", "mask", "merge", "normalize", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},

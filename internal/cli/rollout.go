@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,10 +16,12 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/health"
 	"github.com/konverge/konverge/internal/describe"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/wait"
 )
 
 func init() {
@@ -65,6 +68,28 @@ func rolloutTargets(ctx context.Context, g *Globals, sess *Session, args []strin
 
 // --- status -----------------------------------------------------------
 
+// rolloutStatusTargets resolves the objects args name for rollout status:
+// Deployments, StatefulSets and DaemonSets, whose status health.Rollout
+// views.
+func rolloutStatusTargets(ctx context.Context, g *Globals, sess *Session, args []string, labelSel string) ([]gotObject, []error) {
+	if len(args) == 0 {
+		return nil, []error{errors.New("required resource not specified")}
+	}
+	targets, errs := selectTargets(ctx, g, sess, FilenameFlags{}, args, labelSel, false)
+	var out []gotObject
+	for _, t := range targets {
+		switch gk := t.res.GVK; {
+		case gk.Group == "apps" && (gk.Kind == "Deployment" || gk.Kind == "StatefulSet" || gk.Kind == "DaemonSet"):
+			out = append(out, t)
+		case gk.Group == "":
+			errs = append(errs, fmt.Errorf("no status viewer has been implemented for %s", gk.Kind))
+		default:
+			errs = append(errs, fmt.Errorf("no status viewer has been implemented for %s.%s", gk.Kind, gk.Group))
+		}
+	}
+	return out, errs
+}
+
 // RolloutStatusOptions are the flags of rollout status.
 type RolloutStatusOptions struct {
 	*Globals
@@ -79,8 +104,9 @@ func newRolloutStatusCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "Show the status of the rollout",
-		Long: `Show the status of the rollout, as kubectl rollout status does: it prints a line each
-time the state of the rollout changes, until it has finished.
+		Long: `Show the status of the rollout of a Deployment, StatefulSet or DaemonSet, as kubectl
+rollout status does: it prints a line each time the state of the rollout changes, until it
+has finished.
 
 On the embedded cluster, the command fast-forwards the virtual clock from one
 moment with due work to the next instead of sleeping; --timeout counts cluster
@@ -102,40 +128,16 @@ error rather than wait forever.`,
 }
 
 // errWaitTimeout is kubectl's error when --timeout passes.
-var errWaitTimeout = errors.New("timed out waiting for the condition")
+var errWaitTimeout = wait.ErrTimeout
 
-// deploymentStatus is kubectl's DeploymentStatusViewer.Status: the line
-// to print, whether the rollout is done, or the error that ends it.
-func deploymentStatus(d map[string]any, revision int64) (string, bool, error) {
-	name := printer.Str(d, "metadata", "name")
-	if revision > 0 {
-		rev, err := strconv.ParseInt(printer.StringMap(d, "metadata", "annotations")[deployment.RevisionAnnotation], 10, 64)
-		if err != nil {
-			return "", false, fmt.Errorf("cannot get the revision of deployment %q: %v", name, err)
-		}
-		if rev != revision {
-			return "", false, fmt.Errorf("desired revision (%d) is different from the running revision (%d)", revision, rev)
-		}
+// rolloutStatus is kubectl rollout status's viewer of a Deployment,
+// StatefulSet or DaemonSet (health.Rollout), with its newline.
+func rolloutStatus(obj map[string]any, revision int64) (string, bool, error) {
+	msg, done, err := health.Rollout(obj, revision)
+	if err != nil {
+		return "", done, err
 	}
-	if printer.Int(d, "metadata", "generation") <= printer.Int(d, "status", "observedGeneration") {
-		for _, c := range printer.List(d, "status", "conditions") {
-			if printer.Str(c, "type") == "Progressing" && printer.Str(c, "reason") == deployment.ReasonTimedOut {
-				return "", false, fmt.Errorf("deployment %q exceeded its progress deadline", name)
-			}
-		}
-		updated := printer.Int(d, "status", "updatedReplicas")
-		if printer.Has(d, "spec", "replicas") && updated < printer.Int(d, "spec", "replicas") {
-			return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d out of %d new replicas have been updated...\n", name, updated, printer.Int(d, "spec", "replicas")), false, nil
-		}
-		if r := printer.Int(d, "status", "replicas"); r > updated {
-			return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d old replicas are pending termination...\n", name, r-updated), false, nil
-		}
-		if a := printer.Int(d, "status", "availableReplicas"); a < updated {
-			return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d of %d updated replicas are available...\n", name, a, updated), false, nil
-		}
-		return fmt.Sprintf("deployment %q successfully rolled out\n", name), true, nil
-	}
-	return "Waiting for deployment spec update to be observed...\n", false, nil
+	return msg + "\n", done, nil
 }
 
 // Run prints the status of the rollouts args name, waiting for them.
@@ -148,7 +150,7 @@ func (o *RolloutStatusOptions) Run(ctx context.Context, args []string) error {
 		return failOne(o.ErrOut, err)
 	}
 	defer sess.Close(ctx)
-	targets, errs := rolloutTargets(ctx, o.Globals, sess, args, o.Selector)
+	targets, errs := rolloutStatusTargets(ctx, o.Globals, sess, args, o.Selector)
 	if len(errs) > 0 {
 		return reportErrors(o.ErrOut, errs)
 	}
@@ -177,7 +179,7 @@ func (o *RolloutStatusOptions) one(ctx context.Context, sess *Session, t gotObje
 			}
 			return true, err
 		}
-		msg, done, err := deploymentStatus(d, o.Revision)
+		msg, done, err := rolloutStatus(d, o.Revision)
 		if err != nil {
 			return true, err
 		}
@@ -191,34 +193,7 @@ func (o *RolloutStatusOptions) one(ctx context.Context, sess *Session, t gotObje
 		_, err := check()
 		return err
 	}
-	return waitFor(ctx, sess, o.Timeout, check, fmt.Sprintf("deployment %q rollout", name))
-}
-
-// pollFor waits on a real cluster: it calls check every second of wall
-// time until it reports done (or an error), for at most timeout (zero: no
-// limit).
-func pollFor(ctx context.Context, timeout time.Duration, check func() (bool, error)) error {
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		deadline = t.C
-	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		done, err := check()
-		if err != nil || done {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline:
-			return errWaitTimeout
-		case <-tick.C:
-		}
-	}
+	return waitFor(ctx, sess, o.Timeout, check, fmt.Sprintf("%s %q rollout", strings.ToLower(t.res.GVK.Kind), name))
 }
 
 // errStuck ends a wait without timeout on the embedded cluster when
@@ -229,43 +204,48 @@ func (e *errStuck) Error() string {
 	return fmt.Sprintf("%s cannot make progress: nothing is due in the embedded cluster (its clock would have to wait forever); use --timeout to bound the wait", e.what)
 }
 
-// waitFor fast-forwards the session's cluster until check reports done
-// (or an error), for at most timeout of cluster time (zero: no limit,
-// but an error when nothing is due any more). check is called after
-// every settle of the controllers.
+// waitFor waits until check reports done (or an error), for at most
+// timeout (zero: no limit): wait.Until with the session's driver.
 func waitFor(ctx context.Context, sess *Session, timeout time.Duration, check func() (bool, error), what string) error {
+	return wait.Until(ctx, sessionDriver(sess, what), timeout, check)
+}
+
+// sessionDriver is how a wait moves time in the session: on a real
+// cluster, polling every second of wall time; on the embedded cluster,
+// fast-forwarding its clock (sim.Runner.RunUntil), where a wait without
+// timeout stops with an error when nothing is due any more.
+func sessionDriver(sess *Session, what string) wait.Driver {
 	r := sess.Sim()
 	if r == nil {
-		return pollFor(ctx, timeout, check)
+		return wait.Poll{Interval: time.Second}
 	}
-	limit := timeout
-	if limit <= 0 {
-		// No timeout: bounded only by the guard below; the clock never
-		// jumps to this deadline since nothing-due stops the wait.
-		limit = 100 * 365 * 24 * time.Hour
-	}
-	var stopErr error
-	met, err := r.RunUntil(ctx, func() (bool, error) {
-		done, err := check()
-		if err != nil || done {
-			stopErr = err
-			return true, nil
+	return wait.DriverFunc(func(ctx context.Context, cond func() (bool, error), timeout time.Duration) (bool, error) {
+		limit := timeout
+		if limit <= 0 {
+			// No timeout: bounded only by the guard below; the clock never
+			// jumps to this deadline since nothing-due stops the wait.
+			limit = 100 * 365 * 24 * time.Hour
 		}
-		if timeout <= 0 && r.Next().IsZero() {
-			return false, &errStuck{what: what}
+		var stopErr error
+		met, err := r.RunUntil(ctx, func() (bool, error) {
+			done, err := cond()
+			if err != nil || done {
+				stopErr = err
+				return true, nil
+			}
+			if timeout <= 0 && r.Next().IsZero() {
+				return false, &errStuck{what: what}
+			}
+			return false, nil
+		}, limit)
+		if err != nil {
+			return false, err
 		}
-		return false, nil
-	}, limit)
-	if err != nil {
-		return err
-	}
-	if stopErr != nil {
-		return stopErr
-	}
-	if !met {
-		return errWaitTimeout
-	}
-	return nil
+		if stopErr != nil {
+			return false, stopErr
+		}
+		return met, nil
+	})
 }
 
 // --- history ----------------------------------------------------------

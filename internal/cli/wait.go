@@ -11,6 +11,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/wait"
 )
 
 func init() {
@@ -115,25 +116,7 @@ func parseWaitFor(s string) (waitCond, error) {
 
 // conditionMet is kubectl's ConditionalWait.checkCondition.
 func conditionMet(obj map[string]any, name, want string) bool {
-	for _, c := range printer.List(obj, "status", "conditions") {
-		if !strings.EqualFold(printer.Str(c, "type"), name) || !printer.Has(c, "status") {
-			continue
-		}
-		if printer.Has(obj, "metadata", "generation") {
-			gen := printer.Int(obj, "metadata", "generation")
-			observed, found := int64(0), false
-			if printer.Has(c, "observedGeneration") {
-				observed, found = printer.Int(c, "observedGeneration"), true
-			} else if printer.Has(obj, "status", "observedGeneration") {
-				observed, found = printer.Int(obj, "status", "observedGeneration"), true
-			}
-			if found && observed < gen {
-				return false
-			}
-		}
-		return strings.EqualFold(printer.Str(c, "status"), want)
-	}
-	return false
+	return wait.ConditionMet(obj, name, want)
 }
 
 // Run waits for the conditions on the objects args name.
