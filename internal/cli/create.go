@@ -58,6 +58,7 @@ On the embedded cluster the objects are created all or none.`,
 		},
 	}
 	o.addFlags(cmd, "to use to create the resource")
+	cmd.AddCommand(generatorCmds(o.g)...)
 	return cmd
 }
 

@@ -238,7 +238,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		ShowLabels:    o.ShowLabels,
 		LabelColumns:  o.LabelColumns,
 		WithNamespace: o.AllNamespaces,
-		WithKind:      multipleKinds(found) || o.ShowKind,
+		WithKind:      multipleKinds(reqs, found) || o.ShowKind,
 		Now:           sess.now(),
 	}
 	written, err := writeTables(ctx, o.Out, sess.Cluster, found, popts, o.SortBy)
@@ -270,14 +270,21 @@ func allNamespaced(reqs []resourceRequest, objs []gotObject) bool {
 	return true
 }
 
-// multipleKinds reports whether objects of more than one kind were found.
-func multipleKinds(found []gotObject) bool {
-	for _, f := range found[min(1, len(found)):] {
-		if f.res.GVK != found[0].res.GVK {
-			return true
+// multipleKinds reports whether get prints objects of several kinds, so
+// that names get their kind ("service/web"), as kubectl decides it: over
+// the kinds listed (found or not; "get all" lists several) and the kinds
+// of the objects found.
+func multipleKinds(reqs []resourceRequest, found []gotObject) bool {
+	kinds := map[schema.GVK]bool{}
+	for _, r := range reqs {
+		if len(r.Names) == 0 {
+			kinds[r.Resource.GVK] = true
 		}
 	}
-	return false
+	for _, f := range found {
+		kinds[f.res.GVK] = true
+	}
+	return len(kinds) > 1
 }
 
 // serverColumns returns the printer columns of a custom resource's

@@ -169,6 +169,9 @@ func TestKubectlChecks(t *testing.T) {
 				}
 				failed = append(failed, id)
 				if known[id] && mode() == "" {
+					if os.Getenv("KONVERGE_CLICHECK_VERBOSE") != "" {
+						t.Logf("known difference:\n--- konverge\n%s--- kubectl\n%s", b, wantBlocks[i])
+					}
 					continue
 				}
 				t.Errorf("check differs from kubectl:\n--- konverge\n%s--- kubectl\n%s", b, wantBlocks[i])
