@@ -6,6 +6,7 @@ import (
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/gc"
+	"github.com/konverge/konverge/controller/job"
 	"github.com/konverge/konverge/controller/node"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/controller/statefulset"
@@ -14,8 +15,8 @@ import (
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
-// order every round runs them: the Deployment, ReplicaSet, StatefulSet and
-// DaemonSet controllers, the kubelet of the simulated node (with profile p; nil
+// order every round runs them: the Deployment, ReplicaSet, StatefulSet,
+// DaemonSet and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
@@ -30,6 +31,8 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		replicaset.Controller{},
 		statefulset.Controller{},
 		daemonset.Controller{},
+		job.Controller{},
+		job.TTLAfterFinished{},
 		kubelet.New(p),
 		node.Controller{},
 		volumeprotection.Controller{},

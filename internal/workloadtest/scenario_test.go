@@ -13,6 +13,7 @@ package workloadtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -806,7 +807,7 @@ func scalar(v any) string {
 }
 
 func encode(v any) string {
-	b, err := value.Encode(v)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err.Error()
 	}
