@@ -113,7 +113,7 @@ func main() {
 		log.Fatal(err)
 	}
 	version, _, _ := cfg.run(cfg.kubectl, "version")
-	fmt.Printf("konverge against kubectl on a real control plane; %s", version)
+	fmt.Printf("konverge against kubectl on a real control plane (%s)\n", strings.Join(strings.Fields(strings.ReplaceAll(version, "Version:", "")), " "))
 	if err := cfg.warmUp(work); err != nil {
 		log.Fatalf("warm-up: %v", err)
 	}
@@ -222,6 +222,7 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 		{fmt.Sprintf("apply of %d changes", changed), []string{"apply", "-f", v2}},
 		{"prune (Services removed)", []string{"apply", "-f", v3, "--prune", "-l", "tier=bench"}},
 	}
+	loadBefore := loadAverage()
 	walls := make([][2][]time.Duration, len(steps))
 	notes := make([][]string, len(steps))
 	ok := true
@@ -294,13 +295,29 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 			}
 		}
 	}
-	fmt.Printf("\n%d objects (%d Deployments, %d Services, %d ConfigMaps), median of %d run(s):\n", n, count(n, 0), count(n, 1), count(n, 2), runs)
+	fmt.Printf("\n%d objects (%d Deployments, %d Services, %d ConfigMaps), median of %d run(s); load average before %s, after %s:\n",
+		n, count(n, 0), count(n, 1), count(n, 2), runs, loadBefore, loadAverage())
 	fmt.Printf("%-26s %10s %10s %8s  %s\n", "step", "kubectl", "konverge", "ratio", "checks (exit kubectl/konverge, live objects)")
 	for i, s := range steps {
 		k, v := median(walls[i][0]), median(walls[i][1])
 		fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx  %s\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/v.Seconds(), strings.Join(notes[i], "; "))
 	}
 	return ok
+}
+
+// loadAverage is the machine's load average over the last minute, "?" when
+// it cannot be read: the benchmark shares the machine's CPUs with whatever
+// else runs.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 func head(s string) string {

@@ -64,7 +64,9 @@ type Options struct {
 	// under discovery/<host>, trusted for six hours and read again when a
 	// kind is missing from it; the HTTP responses, OpenAPI included, under
 	// http, revalidated with their ETag (the OpenAPI documents are named
-	// by their hash, so a changed one is fetched again). "" caches nothing.
+	// by their hash, so a changed one is fetched again); and the merge
+	// schemas konverge parses from OpenAPI documents, under konverge/openapi,
+	// named by their document's hash. "" caches nothing.
 	CacheDir string
 }
 
@@ -163,7 +165,7 @@ func Open(cfg *rest.Config, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("%s: discovery: %w", cfg.Host, err)
 	}
 	c := &Cluster{rc: rc, dyn: dyn, host: cfg.Host}
-	c.mapper = newMapper(resources, disc, func(ctx context.Context, name string) (map[string]any, error) {
+	c.mapper = newMapper(resources, disc, opts.CacheDir, func(ctx context.Context, name string) (map[string]any, error) {
 		return c.Get(ctx, kschema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", name)
 	})
 	return c, nil

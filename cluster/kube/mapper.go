@@ -2,7 +2,11 @@ package kube
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +44,10 @@ type mapper struct {
 	paths     map[string]openapi.GroupVersion
 	pathsErr  error
 
+	// cacheDir is Options.CacheDir: parsed merge schemas are kept under
+	// konverge/openapi, named by the hash of their document's URL.
+	cacheDir string
+
 	// getCRD reads a CustomResourceDefinition by name.
 	getCRD func(ctx context.Context, name string) (map[string]any, error)
 
@@ -63,10 +71,11 @@ type gvSchemas struct {
 
 var _ cluster.Mapper = (*mapper)(nil)
 
-func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface, getCRD func(ctx context.Context, name string) (map[string]any, error)) *mapper {
+func newMapper(resources []cluster.Resource, disc discovery.DiscoveryInterface, cacheDir string, getCRD func(ctx context.Context, name string) (map[string]any, error)) *mapper {
 	builtin := kschema.Builtin()
 	m := &mapper{
 		disc:      disc,
+		cacheDir:  cacheDir,
 		refreshed: time.Now(),
 		builtin:   builtin,
 		openapi:   disc.OpenAPIV3(),
@@ -219,6 +228,17 @@ func (m *mapper) fetch(path string) (*kschema.Registry, error) {
 	if !ok {
 		return nil, fmt.Errorf("/openapi/v3 has no %s", path)
 	}
+	// The document's URL carries its hash: a merge schema parsed from it
+	// before is read back from the disk cache instead.
+	cached := m.schemaCachePath(gv.ServerRelativeURL())
+	if cached != "" {
+		if b, err := os.ReadFile(cached); err == nil {
+			reg := kschema.NewRegistry()
+			if reg.UnmarshalBinary(b) == nil {
+				return reg, nil
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	doc, err := openapi.ToGroupVersionWithContext(gv).SchemaWithContext(ctx, "application/json")
@@ -229,5 +249,44 @@ func (m *mapper) fetch(path string) (*kschema.Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("/openapi/v3/%s: %w", strings.TrimPrefix(path, "/"), err)
 	}
+	if cached != "" {
+		// A cache that cannot be written is only slower.
+		_ = writeCache(cached, reg)
+	}
 	return reg, nil
+}
+
+// schemaCachePath is where the merge schema of the OpenAPI document at url
+// (which carries the document's hash) is cached; "" without a cache.
+func (m *mapper) schemaCachePath(url string) string {
+	if m.cacheDir == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(m.cacheDir, "konverge", "openapi", hex.EncodeToString(sum[:])+".kvs")
+}
+
+// writeCache writes reg's binary form to path, atomically.
+func writeCache(path string, reg *kschema.Registry) error {
+	b, err := reg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -134,7 +134,7 @@ spec:
 	if code != 0 || got != "3" {
 		t.Errorf("kubectl get widget: %q %s", got, errOut)
 	}
-	for _, sub := range []string{"discovery", "http"} {
+	for _, sub := range []string{"discovery", "http", "konverge/openapi"} {
 		entries, err := os.ReadDir(filepath.Join(cache, sub))
 		if err != nil || len(entries) == 0 {
 			t.Errorf("nothing cached in %s/%s: %v", cache, sub, err)
