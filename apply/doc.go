@@ -16,6 +16,34 @@
 //		fmt.Println(r) // deployment.apps/web created
 //	}
 //
+// # Plans
+//
+// A GitOps tool shows what an apply would do before it does it. Plan
+// (Applier.Plan against a cluster, Planner.Plan against any LiveSource:
+// a Snapshot of objects the tool holds, or its own cache) computes the
+// same patches as Apply without writing, and returns a Plan: per object a
+// Change with the Action (kubectl's verb: created, configured, unchanged,
+// pruned), the Live object, the Merged one as the server would store it
+// (predicted locally, see Change), the Patch, and Drift, whether Live
+// and Merged differ, with the Paths where they do. Drift is the fact to
+// act on: a Secret written with stringData or a quantity in another
+// spelling makes kubectl print "configured" on every apply although
+// nothing changes, and makes no Drift here. ApplyPlan sends a plan as it
+// was computed, so that what was shown is what is applied.
+//
+//	p, err := apply.NewPlanner(apply.NewSnapshot(live...), mapper, opts).Plan(ctx, objs)
+//	for _, c := range p.Drifted() {
+//		fmt.Println(c, c.Paths) // deployment.apps/web configured [spec.template.spec.containers[name="web"].image]
+//	}
+//	results, err := apply.New(c, opts).ApplyPlan(ctx, p)
+//
+// # Ignore rules
+//
+// Options.Ignore lists fields that others own (an autoscaler's
+// spec.replicas, an injected caBundle, every field of some field
+// manager): plan, diff and apply leave them as they are live, neither
+// reporting, nor overwriting, nor deleting them (see IgnoreRule).
+//
 // # Validation before writing
 //
 // An apply writes all of its objects or none: every object is resolved

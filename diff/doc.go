@@ -12,6 +12,13 @@
 // external program (RunExternal, with KONVERGE_EXTERNAL_DIFF as kubectl
 // uses KUBECTL_EXTERNAL_DIFF).
 //
+// # ApplySets and ignored fields
+//
+// Options.ApplySet diffs the objects as members of an ApplySet, as apply
+// --applyset writes them (with the membership label), and with Prune
+// shows the members the input dropped as deletions. Options.Ignore leaves
+// fields others own out of the diff, as apply leaves them alone.
+//
 // # What is shown
 //
 // Both versions leave out what the server manages: metadata.managedFields
