@@ -352,7 +352,13 @@ func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error)
 		c.Drift = true
 		return c, nil
 	}
-	a, _ := normalize.Object(c.Live, normalize.Options{})
+	// Live is normalized too, which changes nothing in an object the
+	// server returned, but keeps a cache that holds objects as they were
+	// written (without the server's defaults) from seeing drift in them.
+	a, err := normalize.Object(c.Live, normalize.Options{Defaults: true})
+	if err != nil {
+		a, _ = normalize.Object(c.Live, normalize.Options{})
+	}
 	b, _ := normalize.Object(m, normalize.Options{})
 	diffPaths(a, b, it.typ, nil, &c.Paths)
 	c.Drift = len(c.Paths) > 0

@@ -1,0 +1,84 @@
+// Package examples checks that the README shows the example programs as
+// they are: their code, and the output their own tests check.
+package examples
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/konverge/konverge/internal/golden"
+)
+
+var programRE = regexp.MustCompile("(?s)<!-- program: ([^ ]+) -->\n```go\n(.*?)```\n\n```console\n\\$ go run ./([^\n]+)\n(.*?)```\n")
+
+var gitopsRE = regexp.MustCompile("(?s)```console\n\\$ go run ./examples/gitops\n(.*?)```\n")
+
+// TestREADMEPrograms: every program of examples/library is in the README's
+// library section, with its main.go and its output (testdata/output.txt,
+// which the program's own test compares with what it prints) as they are;
+// and so is the GitOps loop's output. With -update the README is
+// rewritten from the files.
+func TestREADMEPrograms(t *testing.T) {
+	const readme = "../README.md"
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	shown := map[string]bool{}
+	text = programRE.ReplaceAllStringFunc(text, func(block string) string {
+		m := programRE.FindStringSubmatch(block)
+		dir, code, runDir, out := m[1], m[2], m[3], m[4]
+		shown[dir] = true
+		if runDir != dir {
+			t.Errorf("README: the program %s is run as ./%s", dir, runDir)
+		}
+		wantCode, wantOut := read(dir+"/main.go"), read(dir+"/testdata/output.txt")
+		if !golden.Updating() {
+			if code != wantCode {
+				t.Errorf("README shows another %s/main.go (go test ./examples -update rewrites it)", dir)
+			}
+			if out != wantOut {
+				t.Errorf("README shows another output of %s:\n%s\nwant:\n%s", dir, out, wantOut)
+			}
+		}
+		return "<!-- program: " + dir + " -->\n```go\n" + wantCode + "```\n\n```console\n$ go run ./" + dir + "\n" + wantOut + "```\n"
+	})
+	dirs, err := filepath.Glob("library/*/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		dir := "examples/" + filepath.ToSlash(filepath.Dir(d))
+		if !shown[dir] {
+			t.Errorf("README does not show %s", dir)
+		}
+	}
+	found := false
+	text = gitopsRE.ReplaceAllStringFunc(text, func(block string) string {
+		found = true
+		out := gitopsRE.FindStringSubmatch(block)[1]
+		want := read("examples/gitops/testdata/output.txt")
+		if !golden.Updating() && out != want {
+			t.Errorf("README shows another output of examples/gitops:\n%s\nwant:\n%s", out, want)
+		}
+		return "```console\n$ go run ./examples/gitops\n" + want + "```\n"
+	})
+	if !found {
+		t.Error("README does not show the output of examples/gitops")
+	}
+	if golden.Updating() && text != string(data) {
+		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
