@@ -114,6 +114,22 @@
 // over the first). Cluster-scoped objects lose a metadata.namespace they
 // name. The API server's defaulting and validation errors of all objects
 // come before any write (kubectl writes up to the first bad object and goes
-// on). Server-side apply (Options.ServerSide) sends kubectl's apply patch
-// but does not migrate managed fields; the embedded cluster refuses it.
+// on).
+//
+// # Server-side apply
+//
+// With Options.ServerSide each object is sent as an apply patch
+// (application/apply-patch+yaml) for Options.FieldManager ("kubectl" by
+// default), as kubectl apply --server-side sends it, and the server merges
+// it by field ownership (managedFields); the embedded cluster does so with
+// kube-apiserver's own field manager. Afterwards, as kubectl, the applier
+// takes over the fields of client-side apply's managers (client-go's
+// csaupgrade) and applies again, so that an object moves from client-side
+// to server-side apply without conflicts and without keeping fields its
+// configuration dropped; for "kubectl" the last-applied annotation is kept
+// under the manager kubectl-last-applied, so that a later client-side apply
+// still works. A refused apply because other managers own fields is a
+// *ConflictError listing the managers and fields; ForceConflicts takes them
+// over. The configuration is not validated locally: the server's errors
+// are those kubectl would print.
 package apply

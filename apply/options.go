@@ -49,8 +49,7 @@ type Options struct {
 	ForceTimeout time.Duration
 
 	// ServerSide sends each object as a server-side apply patch
-	// (kubectl apply --server-side). The embedded cluster does not
-	// implement it yet and refuses it.
+	// (kubectl apply --server-side); see the package documentation.
 	ServerSide bool
 	// ForceConflicts takes over fields other managers own, with ServerSide.
 	ForceConflicts bool

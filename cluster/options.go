@@ -24,6 +24,10 @@ type PatchOptions struct {
 	FieldValidation string
 	// Force takes over fields other managers own (server-side apply).
 	Force bool
+	// Subresource patches a subresource of the object instead ("status",
+	// "scale"), as kubectl's --subresource. A patch of "scale" is a patch
+	// of the object's autoscaling/v1 Scale, which Patch returns.
+	Subresource string
 }
 
 // Propagation is how a deletion treats the object's dependents.
@@ -213,3 +217,10 @@ func CollectList(opts []ListOption) ListOptions {
 	}
 	return o
 }
+
+// Subresource makes a Patch act on a subresource of the object ("status",
+// "scale").
+type Subresource string
+
+// ApplyToPatch sets the subresource.
+func (s Subresource) ApplyToPatch(o *PatchOptions) { o.Subresource = string(s) }

@@ -178,7 +178,11 @@ func (c *Cluster) update(ctx context.Context, obj cluster.Object, sub []string, 
 // Patch implements cluster.Writer.
 func (c *Cluster) Patch(ctx context.Context, gvk kschema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
 	o := cluster.CollectPatch(opts)
-	p, err := c.item(gvk, namespace, name)
+	var sub []string
+	if o.Subresource != "" {
+		sub = []string{o.Subresource}
+	}
+	p, err := c.item(gvk, namespace, name, sub...)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (t *txn) bootstrap() error {
 			continue
 		}
 		obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
-		if _, err := t.create(obj, cluster.CreateOptions{}); err != nil {
+		if _, err := t.create(obj, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
 		}
 	}
@@ -73,7 +73,7 @@ func (t *txn) bootstrap() error {
 		if t.exists(objKey{gk: priorityClassGK, name: metaString(pc, "name")}) {
 			continue
 		}
-		if _, err := t.create(pc, cluster.CreateOptions{}); err != nil {
+		if _, err := t.create(pc, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
 			return fmt.Errorf("create priority class: %w", err)
 		}
 	}
@@ -89,7 +89,7 @@ func (t *txn) bootstrap() error {
 				"ipFamilies": []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
 			},
 		}
-		if _, err := t.create(svc, cluster.CreateOptions{}); err != nil {
+		if _, err := t.create(svc, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
 			return fmt.Errorf("create service kubernetes: %w", err)
 		}
 	}
@@ -105,7 +105,9 @@ func (t *txn) populateNamespace(ns string) error {
 	if !t.exists(objKey{gk: serviceAccountGK, namespace: ns, name: defaultServiceAccount}) {
 		sa := map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
 			"metadata": map[string]any{"name": defaultServiceAccount, "namespace": ns}}
-		if _, err := t.create(sa, cluster.CreateOptions{}); err != nil {
+		// kube-controller-manager's service account controller creates
+		// it without managedFields.
+		if _, err := t.createObject(sa, cluster.CreateOptions{}, true); err != nil {
 			return fmt.Errorf("create the default service account of %s: %w", ns, err)
 		}
 	}
@@ -118,7 +120,7 @@ func (t *txn) populateNamespace(ns string) error {
 			"metadata": map[string]any{"name": rootCAConfigMap, "namespace": ns,
 				"annotations": map[string]any{"kubernetes.io/description": rootCADesc}},
 			"data": map[string]any{"ca.crt": ca}}
-		if _, err := t.create(cm, cluster.CreateOptions{}); err != nil {
+		if _, err := t.create(cm, cluster.CreateOptions{FieldManager: managerControllers}); err != nil {
 			return fmt.Errorf("create %s in %s: %w", rootCAConfigMap, ns, err)
 		}
 	}
@@ -165,3 +167,9 @@ func (t *txn) caCertificate() (string, error) {
 	}
 	return ca, nil
 }
+
+// The field managers of what the control plane writes itself.
+const (
+	managerAPIServer   = "kube-apiserver"
+	managerControllers = "kube-controller-manager"
+)

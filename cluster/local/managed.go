@@ -46,6 +46,17 @@ type writeRequest struct {
 	manager     string
 	subresource string
 	applied     bool
+	// managedFields are those of the request's object as sent (defaulting
+	// drops an empty list, which asks to clear them); set says there were.
+	managedFields    any
+	hasManagedFields bool
+}
+
+// keepRequestManagedFields records the managedFields of the request's
+// object before defaulting.
+func (t *txn) keepRequestManagedFields(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	t.request.managedFields, t.request.hasManagedFields = md["managedFields"]
 }
 
 // managerKey identifies a field manager: kube-apiserver has one per
@@ -207,6 +218,9 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 			return err
 		}
 	}
+	if req.hasManagedFields {
+		metadata(obj)["managedFields"] = req.managedFields
+	}
 	times := newTimeMarkers(live, obj)
 	liveU := &unstructured.Unstructured{Object: times.shallow(live)}
 	newU := &unstructured.Unstructured{Object: obj}
@@ -228,8 +242,8 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 // returns the object to write, whose managedFields record the apply.
 // Conflicts with other managers fail with a Conflict *cluster.StatusError
 // listing them, unless force takes the fields over.
-func (t *txn) applyPatch(res cluster.Resource, live, patch map[string]any, manager string, force bool) (map[string]any, error) {
-	fm, err := t.fieldManager(res, "")
+func (t *txn) applyPatch(res cluster.Resource, live, patch map[string]any, manager, subresource string, force bool) (map[string]any, error) {
+	fm, err := t.fieldManager(res, subresource)
 	if err != nil {
 		return nil, err
 	}

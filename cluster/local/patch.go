@@ -49,7 +49,18 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	if err := checkPatchOptions(pt, o); err != nil {
 		return nil, err
 	}
-	t.request = writeRequest{manager: o.FieldManager}
+	t.request = writeRequest{manager: o.FieldManager, subresource: o.Subresource}
+	switch o.Subresource {
+	case "":
+	case "status":
+		if !res.Status {
+			return nil, notFoundResource()
+		}
+	case "scale":
+		return t.patchScale(res, namespace, name, pt, data, o)
+	default:
+		return nil, notFoundResource()
+	}
 	if pt == cluster.ApplyPatchType {
 		return t.serverSideApply(res, gvk, namespace, name, data, o)
 	}
@@ -106,5 +117,5 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	obj["apiVersion"], obj["kind"] = gvk.APIVersion(), gvk.Kind
 	t.patchBody = data
 	defer func() { t.patchBody = nil }()
-	return t.updateObject(k, res, old, obj, false, o.DryRun)
+	return t.updateObject(k, res, old, obj, o.Subresource == "status", o.DryRun)
 }

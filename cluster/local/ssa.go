@@ -47,14 +47,14 @@ func (t *txn) serverSideApply(res cluster.Resource, gvk schema.GVK, namespace, n
 		}
 		live["apiVersion"] = gvk.APIVersion()
 	}
-	obj, err := t.applyPatch(res, live, patch, o.FieldManager, o.Force)
+	obj, err := t.applyPatch(res, live, patch, o.FieldManager, o.Subresource, o.Force)
 	if err != nil {
 		return nil, err
 	}
 	if err := utilyaml.UnmarshalStrict(j, &map[string]any{}); err != nil {
 		return nil, cluster.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
 	}
-	t.request = writeRequest{manager: o.FieldManager, applied: true}
+	t.request = writeRequest{manager: o.FieldManager, subresource: o.Subresource, applied: true}
 	md := metadata(obj)
 	if str(md, "name") == "" {
 		md["name"] = name
@@ -70,7 +70,10 @@ func (t *txn) serverSideApply(res cluster.Resource, gvk schema.GVK, namespace, n
 	}
 	obj["apiVersion"], obj["kind"] = gvk.APIVersion(), gvk.Kind
 	if old == nil {
+		if o.Subresource != "" {
+			return nil, cluster.NewNotFound(res.GroupResource(), name)
+		}
 		return t.createObject(obj, cluster.CreateOptions{DryRun: o.DryRun, FieldManager: o.FieldManager}, true)
 	}
-	return t.updateObject(k, res, old, obj, false, o.DryRun)
+	return t.updateObject(k, res, old, obj, o.Subresource == "status", o.DryRun)
 }

@@ -87,8 +87,9 @@ func (t *txn) create(in map[string]any, o cluster.CreateOptions) (map[string]any
 	return t.createObject(in, o, false)
 }
 
-// createObject creates in; applied says that in is the result of a
-// server-side apply, whose managedFields are already set.
+// createObject creates in; applied says that in carries its managedFields
+// already (the result of a server-side apply), or none where the control
+// plane writes none.
 func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied bool) (map[string]any, error) {
 	defer t.withValidation(o.FieldValidation)()
 	gvk := gvkOf(in)
@@ -133,6 +134,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if generated {
 		md["name"] = generateName(str(md, "generateName"))
 	}
+	t.keepRequestManagedFields(obj)
 	// Defaults (which may replace any map of obj), the creator's fields
 	// (kube-apiserver's field manager sees the object as decoded), then
 	// admission and the strategy.
@@ -372,6 +374,9 @@ func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions
 // generation, defaults and validation, deletion once the last finalizer
 // goes, and no write at all when nothing changes.
 func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[string]any, statusOnly, dryRun bool) (map[string]any, error) {
+	if !statusOnly {
+		t.keepRequestManagedFields(obj)
+	}
 	md, omd := metadata(obj), metadata(old.obj)
 	oldRV := str(omd, "resourceVersion")
 	if rv := str(md, "resourceVersion"); rv != "" && rv != oldRV {

@@ -27,6 +27,7 @@ type PatchOptions struct {
 	PatchFile    string
 	Type         string
 	FieldManager string
+	Subresource  string
 }
 
 // NewPatchCmd returns the patch command.
@@ -49,6 +50,7 @@ only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
 	fieldManagerFlag(f, &o.FieldManager, managerPatch)
+	f.StringVar(&o.Subresource, "subresource", "", "If specified, patch will operate on the subresource of the requested object. Must be one of [status scale]. This flag is beta and may change in the future.")
 	return cmd
 }
 
@@ -103,7 +105,7 @@ func (o *PatchOptions) Run(ctx context.Context, args []string) error {
 				Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"})
 			continue
 		}
-		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch, cluster.FieldOwner(o.FieldManager))
+		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch, cluster.FieldOwner(o.FieldManager), cluster.Subresource(o.Subresource))
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -87,7 +87,7 @@ func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
 		}
 		b, _ := json.Marshal(patch)
 		md := printer.Map(t.obj, "metadata")
-		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, cluster.FieldOwner(managerUserAgent)); err != nil {
+		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, cluster.FieldOwner(managerUserAgent), cluster.Subresource("scale")); err != nil {
 			errs = append(errs, err)
 			continue
 		}
