@@ -33,14 +33,25 @@ type Result struct {
 	// has work due without any write happening (a probe period, a
 	// back-off, minReadySeconds, a progress deadline); zero means none.
 	RequeueAt time.Time
+	// Scheduled is the earliest cluster time of work that must happen at
+	// its own time rather than be caught up later (a CronJob's next
+	// schedule): a long catch-up does not cross it at once. It is also a
+	// RequeueAt (set both); zero means none.
+	Scheduled time.Time
 }
 
 // Merge combines the results of two syncs: changed if either changed, the
-// earlier non-zero RequeueAt.
+// earlier non-zero RequeueAt and Scheduled.
 func (r Result) Merge(o Result) Result {
 	r.Changed = r.Changed || o.Changed
-	if r.RequeueAt.IsZero() || (!o.RequeueAt.IsZero() && o.RequeueAt.Before(r.RequeueAt)) {
-		r.RequeueAt = o.RequeueAt
-	}
+	r.RequeueAt = earlier(r.RequeueAt, o.RequeueAt)
+	r.Scheduled = earlier(r.Scheduled, o.Scheduled)
 	return r
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/cronjob"
 	"github.com/konverge/konverge/controller/daemonset"
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/controller/event"
@@ -16,7 +17,7 @@ import (
 
 // Controllers returns the controllers of the embedded cluster, in the
 // order every round runs them: the Deployment, ReplicaSet, StatefulSet,
-// DaemonSet and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
+// DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
@@ -31,6 +32,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		replicaset.Controller{},
 		statefulset.Controller{},
 		daemonset.Controller{},
+		cronjob.Controller{},
 		job.Controller{},
 		job.TTLAfterFinished{},
 		kubelet.New(p),

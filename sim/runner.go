@@ -98,6 +98,9 @@ type Runner struct {
 	// shortcut.
 	CatchUp time.Duration
 
+	// scheduled is the earliest Scheduled of the last settle: a long
+	// catch-up does not jump over it.
+	scheduled time.Time
 	// next is the earliest RequeueAt of the last settle.
 	next time.Time
 	// cache serves the controllers' Lists from one round to the next.
@@ -183,7 +186,8 @@ func (r *Runner) Settle(ctx context.Context) (time.Time, error) {
 // and the rest is left for later (Unsettled).
 //
 // Over a span longer than twice CatchUp, the first CatchUp and the last
-// are run due time by due time and the middle is crossed at once: the
+// are run due time by due time and the middle is crossed at once (unless a
+// controller has a Scheduled time in it, a CronJob's schedule): the
 // cluster at t is the same (the kubelet's pods are a function of the
 // time; the controllers act on them at t - CatchUp and on), what passed in
 // the middle is not replayed (a crash loop's restarts are counted, not
@@ -201,7 +205,8 @@ func (r *Runner) AdvanceTo(ctx context.Context, t time.Time) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if !jumped && next.Sub(start) > window && t.Sub(next) > window {
+			if !jumped && next.Sub(start) > window && t.Sub(next) > window &&
+				(r.scheduled.IsZero() || r.scheduled.After(t.Add(-window))) {
 				// The middle of a long catch-up: go on from the last
 				// window before t.
 				jumped = true
@@ -422,6 +427,10 @@ func (s *session) settle(ctx context.Context) (time.Time, error) {
 			if !next.After(now) {
 				next = time.Time{}
 			}
+			r.scheduled = res.Scheduled
+			if !r.scheduled.After(now) {
+				r.scheduled = time.Time{}
+			}
 			r.next = next
 			rev, err := s.revision(ctx)
 			if err != nil {
@@ -469,7 +478,7 @@ func (s *session) round(ctx context.Context, now time.Time) (controller.Result, 
 		if out.Changed {
 			changed = append(changed, ctrl.Name())
 		}
-		res = res.Merge(controller.Result{RequeueAt: out.RequeueAt})
+		res = res.Merge(controller.Result{RequeueAt: out.RequeueAt, Scheduled: out.Scheduled})
 	}
 	return res, changed, nil
 }

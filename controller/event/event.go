@@ -348,3 +348,31 @@ func (f *SpamFilter) Allow(ev Event) bool {
 
 // Reset forgets every bucket.
 func (f *SpamFilter) Reset() { f.buckets = nil }
+
+// RecordedSince reports whether an Event of component about involved with
+// this type, reason and message was last recorded at or after since: a
+// controller that acts on a schedule uses it to say a thing once per
+// scheduled time, as a controller woken only at those times does.
+func RecordedSince(ctx context.Context, c cluster.Interface, involved map[string]any, eventType, reason, message, component string, since time.Time) (bool, error) {
+	ns := kobj.Namespace(involved)
+	if ns == "" {
+		ns = "default"
+	}
+	l, err := c.List(ctx, kobj.EventGVK)
+	if err != nil {
+		return false, fmt.Errorf("event: list events: %w", err)
+	}
+	for _, e := range eventsOf(l.Items, ns, Event{Involved: involved, Component: component}) {
+		if kobj.Str(e, "type") != eventType || kobj.Str(e, "reason") != reason {
+			continue
+		}
+		m := kobj.Str(e, "message")
+		if m != message && m != combinedPrefix+message {
+			continue
+		}
+		if !kobj.ParseTime(kobj.Str(e, "lastTimestamp")).Before(since) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

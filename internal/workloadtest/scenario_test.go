@@ -393,7 +393,7 @@ type cond func(ctx context.Context, c cluster.Interface, ns string, rec *recorde
 //
 //	rollout KIND/NAME         the rollout is complete (as kubectl rollout status)
 //	condition KIND/NAME TYPE  the condition TYPE is True
-//	field KIND/NAME PATH VAL  the field at PATH (dotted) prints as VAL
+//	field KIND/NAME PATH VAL  the field at PATH (dotted) prints as VAL (<none>: absent, <set>: present)
 //	gone KIND/NAME            the object does not exist
 //	count KIND N              N objects of KIND exist, not being deleted
 //	created KIND N            at least N objects of KIND were created
@@ -449,7 +449,11 @@ func parseCond(s string) (cond, error) {
 			if err != nil || o == nil {
 				return false, err
 			}
-			return scalar(field(o, f[2])) == f[3], nil
+			v := field(o, f[2])
+			if f[3] == "<set>" {
+				return v != nil, nil
+			}
+			return scalar(v) == f[3], nil
 		}, nil
 	case "gone":
 		return func(ctx context.Context, c cluster.Interface, ns string, _ *recorder) (bool, error) {
