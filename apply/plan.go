@@ -134,9 +134,10 @@ type Planner struct {
 }
 
 // NewPlanner returns a Planner that reads live objects from src and
-// resolves kinds with m (kinds.NewMapper(kinds.Builtin(), schema.Builtin())
-// for the kinds of a default kube-apiserver; add custom resources with its
-// With). Of opts, the options that decide what is applied count
+// resolves kinds with m. A nil m means BuiltinMapper with the
+// CustomResourceDefinitions src holds (listed at each Plan): the kinds of
+// a default kube-apiserver and the custom resources of the snapshot. Of
+// opts, the options that decide what is applied count
 // (Namespace, EnforceNamespace, Selector, Prune and its options, ApplySet,
 // ServerSide, NoOverwrite, Ignore); DryRun, Concurrency and the options of
 // the writes are for ApplyPlan.
@@ -167,21 +168,27 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		return nil, fmt.Errorf("apply: %w", err)
 	}
 	rd := readerOf(p.src)
+	m := p.m
+	if m == nil {
+		if m, err = sourceMapper(ctx, p.src); err != nil {
+			return nil, err
+		}
+	}
 	r := &run{opts: p.opts, hooks: hooks{ignore: ignore}}
 	if p.opts.ApplySet != "" {
-		set, err := r.applySetFor(ctx, rd, p.m)
+		set, err := r.applySetFor(ctx, rd, m)
 		if err != nil {
 			return nil, err
 		}
 		r.set = set
 	}
 	var errs errorList
-	items, err := prepare(objs, p.m, p.opts, r.set, &errs)
+	items, err := prepare(objs, m, p.opts, r.set, &errs)
 	if err != nil {
 		return nil, err
 	}
 	if r.set != nil {
-		if err := r.set.FetchParent(ctx, rd, p.m); err != nil {
+		if err := r.set.FetchParent(ctx, rd, m); err != nil {
 			return nil, fmt.Errorf("apply: %w", err)
 		}
 		for _, it := range items {
@@ -214,7 +221,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	}
 	if p.opts.Prune {
 		visited := visitedBy(p.opts, items, plans)
-		cands, err := r.findPrunable(ctx, rd, p.m, visited)
+		cands, err := r.findPrunable(ctx, rd, m, visited)
 		if err != nil {
 			return nil, err
 		}

@@ -371,3 +371,58 @@ func TestPlanMasked(t *testing.T) {
 		}
 	}
 }
+
+const planCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              tags:
+                type: array
+                x-kubernetes-list-type: set
+                items: {type: string}
+`
+
+// TestPlanSnapshotCustomResources: a Planner without a Mapper knows the
+// custom resources of the CRDs its snapshot holds.
+func TestPlanSnapshotCustomResources(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	mustApply(t, s, apply.Options{}, parse(t, planCRD))
+	widget := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 3, tags: [a]}\n"
+	mustApply(t, s, apply.Options{}, parse(t, widget))
+	gvkWidget := schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}
+	if _, err := s.Patch(ctx, gvkWidget, "default", "w", cluster.MergePatchType, []byte(`{"spec":{"size":5}}`)); err != nil {
+		t.Fatal(err)
+	}
+	crd, _ := s.Get(ctx, schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", "widgets.example.com")
+	w, _ := s.Get(ctx, gvkWidget, "default", "w")
+	p, err := apply.NewPlanner(apply.NewSnapshot(crd, w), nil, apply.Options{}).Plan(ctx, parse(t, widget))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Changes[0]
+	if c.PatchType != cluster.MergePatchType || fmt.Sprint(c.Paths) != "[spec.size]" {
+		t.Fatalf("%s %s %v", c, c.PatchType, c.Paths)
+	}
+	// Without the CRD the kind is unknown.
+	_, err = apply.NewPlanner(apply.NewSnapshot(w), nil, apply.Options{}).Plan(ctx, parse(t, widget))
+	if err == nil || !strings.Contains(err.Error(), "resource mapping not found") {
+		t.Fatalf("without the CRD: %v", err)
+	}
+}

@@ -30,33 +30,41 @@ type LiveSource interface {
 
 // Snapshot is a set of live objects held in memory: a LiveSource for
 // planning against the objects a tool already holds, without a cluster.
-// Objects are found by group, kind, namespace and name (the version is not
-// compared) and are not copied; planning does not modify them. A Snapshot
-// is safe for concurrent use.
+// Objects are found by kind, namespace and name in the version asked for;
+// an object held only in another version of its kind (one object read as
+// autoscaling/v1 and v2 is one object) is found in that version. Objects
+// are not copied; planning does not modify them. A Snapshot is safe for
+// concurrent use.
 type Snapshot struct {
 	mu    sync.RWMutex
-	byKey map[objectKey]map[string]any
+	byKey map[snapKey]map[string]any
 	// kinds lists the keys of each group and kind, for List.
-	kinds map[groupKind][]objectKey
+	kinds map[groupKind][]snapKey
+}
+
+// snapKey identifies an object in one version of its kind.
+type snapKey struct {
+	objectKey
+	version string
 }
 
 // NewSnapshot returns a Snapshot of objs. An object given twice keeps its
 // last version.
 func NewSnapshot(objs ...map[string]any) *Snapshot {
-	s := &Snapshot{byKey: make(map[objectKey]map[string]any, len(objs)), kinds: map[groupKind][]objectKey{}}
+	s := &Snapshot{byKey: make(map[snapKey]map[string]any, len(objs)), kinds: map[groupKind][]snapKey{}}
 	for _, obj := range objs {
 		s.Set(obj)
 	}
 	return s
 }
 
-func snapshotKey(obj map[string]any) objectKey {
+func snapshotKey(obj map[string]any) snapKey {
 	ref := objref.Of(obj)
-	return objectKey{ref.Group, ref.Kind, ref.Namespace, ref.Name}
+	return snapKey{objectKey{ref.Group, ref.Kind, ref.Namespace, ref.Name}, ref.Version}
 }
 
-// Set adds obj, or replaces the object of the same kind, namespace and
-// name.
+// Set adds obj, or replaces the object of the same kind (and version),
+// namespace and name.
 func (s *Snapshot) Set(obj map[string]any) {
 	k := snapshotKey(obj)
 	s.mu.Lock()
@@ -68,20 +76,24 @@ func (s *Snapshot) Set(obj map[string]any) {
 	s.byKey[k] = obj
 }
 
-// Delete removes the object of that kind, namespace and name, if any.
+// Delete removes the object of that kind, namespace and name, in every
+// version, if any.
 func (s *Snapshot) Delete(gvk schema.GVK, namespace, name string) {
 	k := objectKey{gvk.Group, gvk.Kind, namespace, name}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byKey[k]; !ok {
-		return
-	}
-	delete(s.byKey, k)
 	gk := groupKind{k.group, k.kind}
-	s.kinds[gk] = slices.DeleteFunc(s.kinds[gk], func(x objectKey) bool { return x == k })
+	s.kinds[gk] = slices.DeleteFunc(s.kinds[gk], func(x snapKey) bool {
+		if x.objectKey == k {
+			delete(s.byKey, x)
+			return true
+		}
+		return false
+	})
 }
 
-// Len returns how many objects the snapshot holds.
+// Len returns how many objects the snapshot holds (an object held in two
+// versions counts twice).
 func (s *Snapshot) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -90,18 +102,24 @@ func (s *Snapshot) Len() int {
 
 // Get returns the object, or a NotFound *cluster.StatusError.
 func (s *Snapshot) Get(_ context.Context, gvk schema.GVK, namespace, name string) (map[string]any, error) {
+	k := objectKey{gvk.Group, gvk.Kind, namespace, name}
 	s.mu.RLock()
-	obj, ok := s.byKey[objectKey{gvk.Group, gvk.Kind, namespace, name}]
-	s.mu.RUnlock()
-	if !ok {
-		return nil, cluster.NewNotFound(groupResourceOf(gvk), name)
+	defer s.mu.RUnlock()
+	if obj, ok := s.byKey[snapKey{k, gvk.Version}]; ok {
+		return obj, nil
 	}
-	return obj, nil
+	for _, x := range s.kinds[groupKind{gvk.Group, gvk.Kind}] {
+		if x.objectKey == k {
+			return s.byKey[x], nil
+		}
+	}
+	return nil, cluster.NewNotFound(groupResourceOf(gvk), name)
 }
 
 // List returns the objects of a kind that match the options (namespace,
 // label selector, and field selectors on any field), ordered by namespace
-// and name.
+// and name: each in the version asked for when the snapshot holds it in
+// that version, once.
 func (s *Snapshot) List(_ context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
 	o := cluster.CollectList(opts)
 	labels, err := selector.ParseLabels(o.LabelSelector)
@@ -113,13 +131,25 @@ func (s *Snapshot) List(_ context.Context, gvk schema.GVK, opts ...cluster.ListO
 		return nil, cluster.NewBadRequest(err.Error())
 	}
 	s.mu.RLock()
-	keys := slices.Clone(s.kinds[groupKind{gvk.Group, gvk.Kind}])
-	out := &cluster.List{}
+	keys := s.kinds[groupKind{gvk.Group, gvk.Kind}]
+	// One key per object: the version asked for, or the first held.
+	pick := make(map[objectKey]snapKey, len(keys))
+	var order []objectKey
 	for _, k := range keys {
 		if o.Namespace != "" && k.namespace != o.Namespace {
 			continue
 		}
-		obj := s.byKey[k]
+		prev, seen := pick[k.objectKey]
+		if !seen {
+			order = append(order, k.objectKey)
+		}
+		if !seen || (prev.version != gvk.Version && k.version == gvk.Version) {
+			pick[k.objectKey] = k
+		}
+	}
+	out := &cluster.List{}
+	for _, ok := range order {
+		obj := s.byKey[pick[ok]]
 		if !labels.Matches(objref.Labels(obj)) || !fields.Matches(obj) {
 			continue
 		}

@@ -5,11 +5,10 @@
 //
 // It does not decide how time passes: a Driver does. The default, Poll,
 // checks every Interval of wall time, as kubectl polls a real API server.
-// The embedded cluster's simulation (sim.Runner) moves a virtual clock
-// from one moment with work due to the next instead, and its RunUntil
-// method has the Driver's shape:
+// The embedded cluster's simulation moves a virtual clock from one moment
+// with work due to the next instead: a *sim.Runner is a Driver.
 //
-//	wait.ForCurrent(ctx, store, refs, wait.Options{Driver: wait.DriverFunc(runner.RunUntil)})
+//	wait.ForCurrent(ctx, store, refs, wait.Options{Driver: runner})
 //
 // so that a rollout that takes minutes of cluster time is waited for at
 // once. The package imports neither the simulation nor a cluster backend:

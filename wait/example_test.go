@@ -58,7 +58,7 @@ func ExampleForCurrent() {
 	runner := sim.New(st, clk, sim.Controllers(kubelet.DefaultProfile())...)
 	_, err = wait.ForCurrent(ctx, st, refs, wait.Options{
 		Timeout: 5 * time.Minute,
-		Driver:  wait.DriverFunc(runner.RunUntil),
+		Driver:  runner,
 		OnEvent: func(e wait.Event) { fmt.Println(e) },
 	})
 	fmt.Println("err:", err, "after", clk.Now().Sub(clock.Epoch))

@@ -53,7 +53,7 @@ func (e *env) apply(t *testing.T, objs ...map[string]any) []objref.Ref {
 func TestTimeoutNamesPending(t *testing.T) {
 	e := newEnv(t)
 	refs := e.apply(t, deployment("good", "nginx:1.27"), deployment("bad", "nginx:0.0.0-nope"))
-	last, err := wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: time.Minute, Driver: wait.DriverFunc(e.r.RunUntil)})
+	last, err := wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: time.Minute, Driver: e.r})
 	var te *wait.TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, wait.ErrTimeout) {
 		t.Fatalf("err = %v", err)
@@ -79,7 +79,7 @@ func TestFailedEndsWait(t *testing.T) {
 	d := deployment("bad", "nginx:0.0.0-nope")
 	d["spec"].(map[string]any)["progressDeadlineSeconds"] = int64(30)
 	refs := e.apply(t, d)
-	_, err := wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: 10 * time.Minute, Driver: wait.DriverFunc(e.r.RunUntil)})
+	_, err := wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: 10 * time.Minute, Driver: e.r})
 	var fe *wait.FailedError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v", err)
@@ -90,7 +90,7 @@ func TestFailedEndsWait(t *testing.T) {
 	if e.clk.Now().Sub(clock.Epoch) > 2*time.Minute {
 		t.Fatalf("the wait went on until %s", e.clk.Now().Sub(clock.Epoch))
 	}
-	_, err = wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: time.Minute, ContinueOnFailure: true, Driver: wait.DriverFunc(e.r.RunUntil)})
+	_, err = wait.ForCurrent(context.Background(), e.st, refs, wait.Options{Timeout: time.Minute, ContinueOnFailure: true, Driver: e.r})
 	if !errors.Is(err, wait.ErrTimeout) {
 		t.Fatalf("ContinueOnFailure: %v", err)
 	}
@@ -155,3 +155,6 @@ func TestConditionMet(t *testing.T) {
 		}
 	}
 }
+
+// The embedded cluster's simulation is a Driver.
+var _ wait.Driver = (*sim.Runner)(nil)

@@ -131,7 +131,7 @@ func run(ctx context.Context, out io.Writer, dir string) error {
 	}
 	defer st.Close()
 	runner := sim.New(st, clk, sim.Controllers(kubelet.DefaultProfile())...)
-	s := &syncer{dir: dir, c: st, driver: wait.DriverFunc(runner.RunUntil), opts: options(), out: out}
+	s := &syncer{dir: dir, c: st, driver: runner, opts: options(), out: out}
 
 	step := func(title string) { fmt.Fprintf(out, "\n# %s\n", title) }
 	step("first sync")

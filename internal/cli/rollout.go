@@ -21,6 +21,7 @@ import (
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/sim"
 	"github.com/konverge/konverge/wait"
 )
 
@@ -212,7 +213,7 @@ func waitFor(ctx context.Context, sess *Session, timeout time.Duration, check fu
 
 // sessionDriver is how a wait moves time in the session: on a real
 // cluster, polling every second of wall time; on the embedded cluster,
-// fast-forwarding its clock (sim.Runner.RunUntil), where a wait without
+// fast-forwarding its clock (sim.Runner.Until), where a wait without
 // timeout stops with an error when nothing is due any more.
 func sessionDriver(sess *Session, what string) wait.Driver {
 	r := sess.Sim()
@@ -220,31 +221,11 @@ func sessionDriver(sess *Session, what string) wait.Driver {
 		return wait.Poll{Interval: time.Second}
 	}
 	return wait.DriverFunc(func(ctx context.Context, cond func() (bool, error), timeout time.Duration) (bool, error) {
-		limit := timeout
-		if limit <= 0 {
-			// No timeout: bounded only by the guard below; the clock never
-			// jumps to this deadline since nothing-due stops the wait.
-			limit = 100 * 365 * 24 * time.Hour
+		met, err := r.Until(ctx, cond, timeout)
+		if errors.Is(err, sim.ErrNothingDue) {
+			return false, &errStuck{what: what}
 		}
-		var stopErr error
-		met, err := r.RunUntil(ctx, func() (bool, error) {
-			done, err := cond()
-			if err != nil || done {
-				stopErr = err
-				return true, nil
-			}
-			if timeout <= 0 && r.Next().IsZero() {
-				return false, &errStuck{what: what}
-			}
-			return false, nil
-		}, limit)
-		if err != nil {
-			return false, err
-		}
-		if stopErr != nil {
-			return false, stopErr
-		}
-		return met, nil
+		return met, err
 	})
 }
 

@@ -57,7 +57,7 @@ func main() {
 	refs := []objref.Ref{results[0].Ref}
 	_, err = wait.ForCurrent(ctx, c, refs, wait.Options{
 		Timeout: 5 * time.Minute,
-		Driver:  wait.DriverFunc(controllers.RunUntil),
+		Driver:  controllers,
 		OnEvent: func(e wait.Event) { fmt.Println(clk.Now().Sub(clock.Epoch), e) },
 	})
 	if err != nil {
