@@ -9,7 +9,6 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-
 // BuiltinMapper returns the kinds a default kube-apiserver v1.37 serves,
 // with their merge schemas, and the custom resources that crds
 // (CustomResourceDefinition objects) define: the served versions, with
