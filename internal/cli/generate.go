@@ -13,7 +13,9 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/lastapplied"
+	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
 )
 
 // The generators of kubectl create (configmap, secret, deployment, ...),
@@ -124,8 +126,7 @@ func (f *generatorFlags) check() (apply.DryRun, printer.ObjectPrinter, error) {
 // wrap, when not nil, turns the cluster's error into the generator's own
 // ("failed to create configmap: ...").
 func (f *generatorFlags) create(ctx context.Context, obj runtime.Object, wrap func(error) error) error {
-	dry, p, err := f.check()
-	if err != nil {
+	if _, _, err := f.check(); err != nil {
 		return failOne(f.g.ErrOut, err)
 	}
 	if f.SaveConfig {
@@ -133,13 +134,40 @@ func (f *generatorFlags) create(ctx context.Context, obj runtime.Object, wrap fu
 			return failOne(f.g.ErrOut, err)
 		}
 	}
-	if dry == apply.DryRunClient {
-		raw, _ := marshalTyped(obj)
-		return f.print(p, raw)
-	}
 	m, err := toValue(obj)
 	if err != nil {
 		return failOne(f.g.ErrOut, err)
+	}
+	return f.createValue(ctx, m, wrap)
+}
+
+// createWithOverrides is create with --overrides: a JSON merge patch
+// applied to the generated object first.
+func (f *generatorFlags) createWithOverrides(ctx context.Context, obj runtime.Object, overrides string) error {
+	m, err := toValue(obj)
+	if err != nil {
+		return failOne(f.g.ErrOut, err)
+	}
+	patch, err := value.DecodeObject([]byte(overrides))
+	if err != nil {
+		return failOne(f.g.ErrOut, fmt.Errorf("unable to parse the overrides: %w", err))
+	}
+	m = merge.MergePatch(m, patch)
+	if _, _, err := f.check(); err != nil {
+		return failOne(f.g.ErrOut, err)
+	}
+	return f.createValue(ctx, m, nil)
+}
+
+// createValue prints m (as its Go type prints), or creates it and prints
+// what the cluster stored.
+func (f *generatorFlags) createValue(ctx context.Context, m map[string]any, wrap func(error) error) error {
+	dry, p, err := f.check()
+	if err != nil {
+		return failOne(f.g.ErrOut, err)
+	}
+	if dry == apply.DryRunClient {
+		return f.print(p, asTyped(m))
 	}
 	sess, err := f.g.openSession(ctx)
 	if err != nil {

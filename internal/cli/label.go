@@ -10,8 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/value"
 )
 
 func init() {
@@ -31,6 +34,10 @@ type LabelOptions struct {
 	Selector        string
 	ResourceVersion string
 	FieldManager    string
+	PrintFlags
+	DryRun string
+	Local  bool
+	List   bool
 	// field is "labels" or "annotations".
 	field string
 }
@@ -59,6 +66,10 @@ func NewLabelCmd(o *LabelOptions) *cobra.Command {
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update the "+o.field)
+	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
+	dryRunFlag(f, &o.DryRun)
+	f.BoolVar(&o.Local, "local", false, "If true, "+use+" will NOT contact api-server but run locally.")
+	f.BoolVar(&o.List, "list", false, "If true, display the "+o.field+" for a given resource.")
 	manager := managerLabel
 	if o.field == "annotations" {
 		manager = managerAnnotate
@@ -123,7 +134,7 @@ func (o *LabelOptions) parsePairs(pairs []string) (map[string]string, []string, 
 			return nil, nil, fmt.Errorf("can not both modify and remove %s in the same command", map[string]string{"labels": "a label", "annotations": "an annotation"}[o.field])
 		}
 	}
-	if len(set) == 0 && len(remove) == 0 {
+	if len(set) == 0 && len(remove) == 0 && !o.List {
 		return nil, nil, fmt.Errorf("at least one %s update is required", kind)
 	}
 	return set, remove, nil
@@ -140,15 +151,46 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
+	if o.List && o.Output != "" {
+		return failOne(o.ErrOut, fmt.Errorf("--list and --output may not be specified together"))
+	}
 	if o.All && o.Selector != "" {
 		return failOne(o.ErrOut, fmt.Errorf("cannot set --all and --selector at the same time"))
 	}
-	sess, err := o.openResourceSession(ctx)
+	dry, err := parseDryRun(o.DryRun)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	defer sess.Close(ctx)
-	targets, errs := selectTargets(ctx, o.Globals, sess, o.FilenameFlags, resArgs, o.Selector, o.All)
+	if o.Local {
+		switch {
+		case dry == apply.DryRunServer:
+			return failOne(o.ErrOut, fmt.Errorf("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"))
+		case len(resArgs) > 0:
+			return failOne(o.ErrOut, fmt.Errorf("can only use local files by -f %s or --filename=%s when --local=true is set", o.localExample("yaml"), o.localExample("json")))
+		case !o.FilenameFlags.given():
+			return failOne(o.ErrOut, fmt.Errorf("one or more files must be specified as -f %s or --filename=%s", o.localExample("yaml"), o.localExample("json")))
+		}
+	}
+	var targets []gotObject
+	var errs []error
+	var sess *Session
+	if o.Local {
+		objs, err := o.FilenameFlags.Read(ctx, o.In)
+		if err != nil {
+			return fail(o.ErrOut, 1, err)
+		}
+		for _, mo := range objs {
+			gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
+			targets = append(targets, gotObject{res: cluster.Resource{GVK: gvk, Strategic: true}, obj: mo.Obj})
+		}
+	} else {
+		sess, err = o.openResourceSession(ctx)
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		defer sess.Close(ctx)
+		targets, errs = selectTargets(ctx, o.Globals, sess, o.FilenameFlags, resArgs, o.Selector, o.All)
+	}
 	if len(targets) == 0 && len(errs) == 0 {
 		if len(resArgs) > 0 && (o.All || o.Selector != "") {
 			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.Ns())
@@ -185,13 +227,44 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 				fmt.Fprintf(o.Out, "label %q not found.\n", k)
 			}
 		}
-		if len(change) > 0 || o.ResourceVersion != "" {
+		local := o.Local || o.List || dry == apply.DryRunClient
+		after := value.DeepCopyObject(t.obj)
+		if len(change) > 0 {
+			amd, _ := after["metadata"].(map[string]any)
+			m, _ := amd[o.field].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+			}
+			for k, v := range change {
+				if v == nil {
+					delete(m, k)
+				} else {
+					m[k] = v
+				}
+			}
+			if len(m) == 0 {
+				delete(amd, o.field)
+			} else {
+				amd[o.field] = m
+			}
+		}
+		if o.List {
+			for k, v := range printer.StringMap(after, "metadata", o.field) {
+				fmt.Fprintf(o.Out, "%s=%s\n", k, v)
+			}
+			continue
+		}
+		if !local && (len(change) > 0 || o.ResourceVersion != "") {
 			pm := map[string]any{o.field: change}
 			if o.ResourceVersion != "" {
 				pm["resourceVersion"] = o.ResourceVersion
 			}
 			b, _ := json.Marshal(map[string]any{"metadata": pm})
-			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, cluster.FieldOwner(o.FieldManager)); err != nil {
+			popts := []cluster.PatchOption{cluster.FieldOwner(o.FieldManager)}
+			if dry == apply.DryRunServer {
+				popts = append(popts, cluster.DryRunAll)
+			}
+			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, popts...); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -209,9 +282,37 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 				msg = "not labeled"
 			}
 		}
-		fmt.Fprintf(o.Out, "%s %s\n", ref, msg)
+		switch {
+		case o.Output != "":
+		case dry == apply.DryRunClient:
+			msg += " (dry run)"
+		case dry == apply.DryRunServer:
+			msg += " (server dry run)"
+		}
+		_ = ref
+		pf := o.PrintFlags
+		if pf.Output == "" {
+			pf.Output = "name"
+		} else {
+			msg = ""
+		}
+		p, err := pf.ToPrinter(createFormats, false, msg)
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		if err := p.PrintObject(o.Out, after); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return reportErrors(o.ErrOut, errs)
+}
+
+// localExample is the file kubectl's --local messages name.
+func (o *LabelOptions) localExample(ext string) string {
+	if o.field == "labels" {
+		return "pod." + ext
+	}
+	return "rsrc." + ext
 }
 
 // checkOverwrites is kubectl's refusal to change an existing value

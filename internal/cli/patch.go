@@ -8,8 +8,11 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/merge"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
 
@@ -28,6 +31,8 @@ type PatchOptions struct {
 	Type         string
 	FieldManager string
 	Subresource  string
+	PrintFlags
+	DryRun string
 }
 
 // NewPatchCmd returns the patch command.
@@ -49,9 +54,28 @@ only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
 	f.StringVar(&o.PatchFile, "patch-file", "", "A file containing a patch to be applied to the resource.")
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
+	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
+	dryRunFlag(f, &o.DryRun)
 	fieldManagerFlag(f, &o.FieldManager, managerPatch)
 	f.StringVar(&o.Subresource, "subresource", "", "If specified, patch will operate on the subresource of the requested object. Must be one of [status scale]. This flag is beta and may change in the future.")
 	return cmd
+}
+
+// patchLocally applies a patch to obj without a cluster
+// (--dry-run=client).
+func patchLocally(obj map[string]any, pt cluster.PatchType, patch []byte, sch *schema.Type) (map[string]any, error) {
+	switch pt {
+	case cluster.JSONPatchType:
+		return merge.JSONPatch(obj, patch)
+	}
+	p, err := value.DecodeObject(patch)
+	if err != nil {
+		return nil, err
+	}
+	if pt == cluster.MergePatchType {
+		return merge.MergePatch(value.DeepCopyObject(obj), p), nil
+	}
+	return merge.Apply(obj, p, sch)
 }
 
 // Run patches the object args (or -f) name.
@@ -66,6 +90,10 @@ func (o *PatchOptions) Run(ctx context.Context, args []string) error {
 		pt = cluster.JSONPatchType
 	default:
 		return failOne(o.ErrOut, fmt.Errorf("--type must be one of [json merge strategic], not %q", o.Type))
+	}
+	dry, err := parseDryRun(o.DryRun)
+	if err != nil {
+		return failOne(o.ErrOut, err)
 	}
 	if o.Patch != "" && o.PatchFile != "" {
 		return failOne(o.ErrOut, fmt.Errorf("cannot specify --patch and --patch-file together"))
@@ -105,15 +133,48 @@ func (o *PatchOptions) Run(ctx context.Context, args []string) error {
 				Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"})
 			continue
 		}
-		after, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch, cluster.FieldOwner(o.FieldManager), cluster.Subresource(o.Subresource))
+		var after map[string]any
+		changed := true
+		if dry == apply.DryRunClient {
+			after, err = patchLocally(t.obj, pt, patch, sess.Mapper().Schema(t.res.GVK))
+			changed = err == nil && !value.Equal(after, t.obj)
+		} else {
+			popts := []cluster.PatchOption{cluster.FieldOwner(o.FieldManager), cluster.Subresource(o.Subresource)}
+			if dry == apply.DryRunServer {
+				popts = append(popts, cluster.DryRunAll)
+			}
+			after, err = sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), pt, patch, popts...)
+			if err == nil && dry != apply.DryRunServer {
+				changed = printer.Str(after, "metadata", "resourceVersion") != printer.Str(md, "resourceVersion")
+			}
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if printer.Str(after, "metadata", "resourceVersion") == printer.Str(md, "resourceVersion") {
-			fmt.Fprintf(o.Out, "%s patched (no change)\n", ref)
+		_ = ref
+		op := "patched"
+		if !changed {
+			op = "patched (no change)"
+		}
+		switch {
+		case dry == apply.DryRunClient:
+			op += " (dry run)"
+		case dry == apply.DryRunServer:
+			op += " (server dry run)"
+		}
+		pf := o.PrintFlags
+		if pf.Output == "" {
+			pf.Output = "name"
 		} else {
-			fmt.Fprintf(o.Out, "%s patched\n", ref)
+			op = ""
+		}
+		p, err := pf.ToPrinter(createFormats, false, op)
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		if err := p.PrintObject(o.Out, after); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return reportErrors(o.ErrOut, errs)
