@@ -562,3 +562,15 @@ func (r *run) ssaConfig(it *item, live map[string]any) map[string]any {
 	}
 	return settleIgnored(it.config, nil, it.typ, paths)
 }
+
+// Masked returns the result with the values of a Secret masked in Object,
+// Live and Patch (see package mask); other objects are returned as they
+// are.
+func (r Result) Masked() Result {
+	if !isSecretRef(r.Ref) {
+		return r
+	}
+	r.Live, r.Object = mask.Pair(r.Live, r.Object)
+	r.Patch = mask.Patch(r.Patch)
+	return r
+}

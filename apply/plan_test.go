@@ -426,3 +426,25 @@ func TestPlanSnapshotCustomResources(t *testing.T) {
 		t.Fatalf("without the CRD: %v", err)
 	}
 }
+
+// TestResultMasked: apply's results of a Secret, masked, hold no value.
+func TestResultMasked(t *testing.T) {
+	s := openStore(t)
+	mustApply(t, s, apply.Options{}, parse(t, planApp))
+	res := mustApply(t, s, apply.Options{}, parse(t, strings.Replace(planApp, "s3cr3t-value", "n3w-s3cr3t", 1)))
+	r := res[1].Masked()
+	if r.Ref.Kind != "Secret" || r.Patch == nil {
+		t.Fatalf("result %s patch %v", r, r.Patch)
+	}
+	for _, v := range []any{r.Live, r.Object, r.Patch} {
+		b, _ := value.Encode(v)
+		for _, leak := range []string{"s3cr3t", "czNjcjN0", "bjN3LXMzY3IzdA"} {
+			if strings.Contains(string(b), leak) {
+				t.Fatalf("masked result holds %q: %s", leak, b)
+			}
+		}
+	}
+	if res[0].Masked().Object == nil {
+		t.Fatal("Deployment result lost its object")
+	}
+}
