@@ -33,6 +33,7 @@ const DefaultInterval = time.Second
 // Poll is the Driver of a real cluster: it checks at once and then every
 // Interval of wall time (DefaultInterval when zero).
 type Poll struct {
+	// Interval is the pause between two checks.
 	Interval time.Duration
 }
 
@@ -111,7 +112,9 @@ type Options struct {
 
 // Event is the health of one object at one check.
 type Event struct {
-	Ref    objref.Ref
+	// Ref names the object.
+	Ref objref.Ref
+	// Health is its health at the check (NotFound when it does not exist).
 	Health health.Result
 }
 
@@ -121,9 +124,13 @@ func (e Event) String() string { return e.Ref.String() + " " + e.Health.String()
 // TimeoutError is a wait whose time ran out: Pending are the objects
 // that were not as desired, with their last health.
 type TimeoutError struct {
+	// Pending are the objects that were not as desired, in the order of
+	// the refs.
 	Pending []Event
 }
 
+// Error prints kubectl's message and the pending objects:
+// "timed out waiting for the condition: deployment.apps/web InProgress: ...".
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
 	b.WriteString(ErrTimeout.Error())
@@ -143,9 +150,11 @@ func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // FailedError is a wait that met Failed objects.
 type FailedError struct {
+	// Failed are the Failed objects, in the order of the refs.
 	Failed []Event
 }
 
+// Error prints the failed objects and their reasons.
 func (e *FailedError) Error() string {
 	parts := make([]string, len(e.Failed))
 	for i, f := range e.Failed {
