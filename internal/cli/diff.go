@@ -28,6 +28,7 @@ type DiffOptions struct {
 	Prune             bool
 	Selector          string
 	PruneAllowlist    []string
+	ApplySet          string
 	Concurrency       int
 }
 
@@ -75,6 +76,7 @@ konverge or the diff program failed.`,
 	f.BoolVar(&o.Prune, "prune", false, "Include resources that would be deleted by pruning. Can be used with -l and default shows all resources would be pruned")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.StringVar(&o.ApplySet, "applyset", "", "The ApplySet the objects were applied with (apply --applyset): they are diffed as its members, and with --prune its members that left the input show as deletions. Not in kubectl.")
 	f.IntVar(&o.Concurrency, "concurrency", apply.DefaultConcurrency, "Requests in flight at once on a real cluster.")
 	return cmd
 }
@@ -117,6 +119,7 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 		ForceConflicts:    o.ForceConflicts,
 		Selector:          o.Selector,
 		Prune:             o.Prune,
+		ApplySet:          o.ApplySet,
 		ShowSecrets:       o.ShowSecret,
 		ShowManagedFields: o.ShowManagedFields,
 		Concurrency:       o.Concurrency,
