@@ -199,7 +199,7 @@ func parseResourceList(s string) (map[string]any, error) {
 	for _, stmt := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(stmt, "=")
 		if !ok || strings.Contains(v, "=") {
-			return nil, fmt.Errorf("Invalid argument syntax %v, expected <resource>=<value>", stmt)
+			return nil, fmt.Errorf("invalid argument syntax %v, expected <resource>=<value>", stmt)
 		}
 		q, err := resource.ParseQuantity(v)
 		if err != nil {
