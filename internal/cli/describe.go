@@ -86,7 +86,7 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 		var matched []gotObject
 		for _, it := range items {
 			if strings.HasPrefix(printer.Str(it, "metadata", "name"), n) {
-				matched = append(matched, gotObject{r.Resource, it})
+				matched = append(matched, gotObject{res: r.Resource, obj: it, listed: true})
 			}
 		}
 		if len(matched) == 0 {

@@ -84,6 +84,8 @@ var allKinds = []string{"pods", "replicationcontrollers", "services", "daemonset
 type gotObject struct {
 	res cluster.Resource
 	obj map[string]any
+	// listed reports an object found by a list (not a named get).
+	listed bool
 }
 
 // Run gets and prints the objects args name.
@@ -125,7 +127,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 				return failOne(o.ErrOut, fmt.Errorf("%s: resource mapping not found for name: %q namespace: %q from %q: %w\nensure CRDs are installed first",
 					mo.Source.File, printer.Str(mo.Obj, "metadata", "name"), printer.Str(mo.Obj, "metadata", "namespace"), mo.Source.File, plainError(err)))
 			}
-			fileObjs = append(fileObjs, gotObject{res, mo.Obj})
+			fileObjs = append(fileObjs, gotObject{res: res, obj: mo.Obj})
 		}
 	case args[0] == "all" && len(args) == 1:
 		for _, k := range allKinds {
@@ -178,7 +180,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 				}
 				continue
 			}
-			found = append(found, gotObject{f.res, live})
+			found = append(found, gotObject{res: f.res, obj: live})
 		}
 	} else {
 		var stop error
@@ -332,6 +334,7 @@ func writeTables(ctx context.Context, w io.Writer, c cluster.Reader, found []got
 		}
 		topts := opts
 		topts.ServerColumns = serverColumns(ctx, c, found[i].res)
+		topts.FromList = found[i].listed
 		var buf bytes.Buffer
 		tw := printer.NewTabWriter(&buf)
 		_ = printer.NewTable(found[i].res, objs, topts).Write(tw, topts)

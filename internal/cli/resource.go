@@ -268,7 +268,7 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 				errs = append(errs, err)
 				continue
 			}
-			out = append(out, gotObject{res, live})
+			out = append(out, gotObject{res: res, obj: live})
 		}
 		return out, errs
 	}
@@ -293,7 +293,7 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 				continue
 			}
 			for _, it := range items {
-				out = append(out, gotObject{r.Resource, it})
+				out = append(out, gotObject{res: r.Resource, obj: it, listed: true})
 			}
 			continue
 		}
@@ -303,7 +303,7 @@ func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFl
 				errs = append(errs, err)
 				continue
 			}
-			out = append(out, gotObject{r.Resource, obj})
+			out = append(out, gotObject{res: r.Resource, obj: obj})
 		}
 	}
 	return out, errs
@@ -328,14 +328,14 @@ func (g *Globals) gatherObjects(ctx context.Context, c cluster.Reader, reqs []re
 				continue
 			}
 			for _, it := range items {
-				found = append(found, gotObject{r.Resource, it})
+				found = append(found, gotObject{res: r.Resource, obj: it, listed: true})
 			}
 			continue
 		}
 		for _, n := range r.Names {
 			obj, err := c.Get(ctx, r.Resource.GVK, g.objectNamespace(r.Resource), n)
 			if err == nil {
-				found = append(found, gotObject{r.Resource, obj})
+				found = append(found, gotObject{res: r.Resource, obj: obj})
 				continue
 			}
 			if onGetErr != nil {

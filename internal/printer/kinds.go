@@ -122,18 +122,10 @@ var tables = map[string]kindTable{
 	"/ServiceAccount":        {cols(colName, colAge), nameAge},
 	"/Endpoints":             {cols(colName, "Endpoints", colAge), endpointsRow},
 	"/PersistentVolumeClaim": {cols(colName, "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", colAge, Column{Name: "VolumeMode", Wide: true}), pvcRow},
-	"apiextensions.k8s.io/CustomResourceDefinition": {cols(colName, "Created At"), createdAt},
 	"rbac.authorization.k8s.io/ClusterRole":         {cols(colName, "Created At"), createdAt},
 	"rbac.authorization.k8s.io/Role":                {cols(colName, "Created At"), createdAt},
 	"rbac.authorization.k8s.io/RoleBinding":         {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
 	"rbac.authorization.k8s.io/ClusterRoleBinding":  {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
-	"scheduling.k8s.io/PriorityClass": {cols(colName, "Value", "Global-Default", colAge, Column{Name: "Preemption Policy", Wide: true}), func(o map[string]any, now time.Time, wide bool) []string {
-		c := []string{name(o), itoa(Int(o, "value")), strconv.FormatBool(Bool(o, "globalDefault")), age(o, now)}
-		if wide {
-			c = append(c, Str(o, "preemptionPolicy"))
-		}
-		return c
-	}},
 	"policy/PodDisruptionBudget": {cols(colName, "Min Available", "Max Unavailable", "Allowed Disruptions", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 		minA, maxU := "N/A", "N/A"
 		if v := field(o, "spec", "minAvailable"); v != nil {
@@ -146,12 +138,19 @@ var tables = map[string]kindTable{
 	}},
 }
 
-// tableFor returns the table of a kind: kubectl's own, NAME and CREATED AT
-// for the kinds the API server prints with its default table, and NAME
-// and AGE otherwise (custom resources without printer columns).
+// listTables are the kinds whose rows depend on the whole list (the
+// default storage class).
+var listTables = map[string]func(objs []map[string]any) rowFunc{}
+
+// tableFor returns the table of a kind: kubectl's own; NAME and CREATED AT
+// for the built-in kinds the API server prints with its default table;
+// NAME and AGE otherwise (custom resources without printer columns).
 func tableFor(res cluster.Resource) kindTable {
 	if t, ok := tables[res.GVK.Group+"/"+res.GVK.Kind]; ok {
 		return t
+	}
+	if res.Strategic {
+		return kindTable{cols(colName, "Created At"), createdAt}
 	}
 	return kindTable{cols(colName, colAge), nameAge}
 }
@@ -270,7 +269,7 @@ func lbStatus(ingress []any, wide bool) string {
 	return r
 }
 
-func stringList(o map[string]any, path ...string) []string {
+func stringList(o any, path ...string) []string {
 	var out []string
 	for _, v := range List(o, path...) {
 		out = append(out, Scalar(v))

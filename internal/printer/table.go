@@ -54,6 +54,9 @@ type Options struct {
 	// LabelColumns are the label keys of -L: one column each, after the
 	// kind's columns, headed by the key's last segment in upper case.
 	LabelColumns []string
+	// FromList reports that the objects are the result of a list (some
+	// kinds mark an item of a list: the default storage class).
+	FromList bool
 	// ServerColumns, when not nil, replace the kind's columns: the
 	// printer columns of a custom resource's CRD (see PrinterColumns).
 	ServerColumns []PrinterColumn
@@ -74,13 +77,17 @@ func NewTable(res cluster.Resource, objs []map[string]any, opts Options) *Table 
 	kt := tableFor(res)
 	if opts.ServerColumns != nil {
 		kt = customTable(opts.ServerColumns)
+	} else if f, ok := listTables[res.GVK.Group+"/"+res.GVK.Kind]; ok && opts.FromList {
+		kt.row = f(objs)
 	}
 	t := &Table{Resource: res, Columns: kt.columns}
 	for _, o := range objs {
 		t.Rows = append(t.Rows, Row{
 			Namespace: Str(o, "metadata", "namespace"),
 			Labels:    StringMap(o, "metadata", "labels"),
-			Cells:     kt.row(o, opts.Now, opts.Wide),
+			// The API server computes every cell; -o wide only shows
+			// more columns.
+			Cells: kt.row(o, opts.Now, true),
 		})
 	}
 	return t
