@@ -95,10 +95,15 @@ func podEvents(pod, old map[string]any, ctrs []ctrInfo, now time.Time) []event.E
 		if ci.in == nil {
 			continue
 		}
-		if was == nil && !s.ran && s.waitingReason == "ContainerCreating" {
+		if was == nil && !s.ran && s.waitingReason == "ContainerCreating" && ci.in.b.invalidImage == "" {
 			add(event.Normal, "Pulling", fmt.Sprintf("Pulling image %q", image))
 		}
 		switch s.waitingReason {
+		case "InvalidImageName":
+			if wasWaiting != "InvalidImageName" {
+				add(event.Warning, "InspectFailed", s.waitingMessage)
+				add(event.Warning, "Failed", "Error: InvalidImageName")
+			}
 		case "ErrImagePull":
 			if wasWaiting != "ErrImagePull" {
 				add(event.Normal, "Pulling", fmt.Sprintf("Pulling image %q", image))

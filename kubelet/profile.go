@@ -198,8 +198,11 @@ func SaveProfile(ctx context.Context, m Meta, data []byte) error {
 
 // behaviour is what the profile says of one container.
 type behaviour struct {
-	pullFails   bool
-	pull, start time.Duration
+	// invalidImage is the kubelet's message for an image reference it
+	// cannot parse: the container never starts.
+	invalidImage string
+	pullFails    bool
+	pull, start  time.Duration
 	// exits reports a process that ends by itself after exitAfter.
 	exits     bool
 	exitAfter time.Duration
@@ -267,6 +270,7 @@ func (p *Profile) behaviourOf(image, name string, command []string, init bool) b
 	if !matched {
 		b.byCommand(command, false)
 	}
+	b.invalidImage = invalidImage(image)
 	return b
 }
 

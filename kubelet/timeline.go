@@ -260,6 +260,10 @@ func (c *ctrInput) run(R time.Time) run {
 // at is the container at time t when its kubelet began creating it at C.
 func (c *ctrInput) at(C, t time.Time) ctrState {
 	s := ctrState{next: never, done: never}
+	if c.b.invalidImage != "" {
+		s.waitingReason, s.waitingMessage = "InvalidImageName", c.b.invalidImage
+		return s
+	}
 	pulled := C.Add(c.b.pull)
 	if !c.b.pullFails && t.Before(pulled.Add(c.b.start)) {
 		// Pulling, then creating: one state until Running.

@@ -43,6 +43,7 @@ func BenchmarkCatchUpCrashLoop(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				b.ReportMetric(float64(r.Work()), "work/op")
 				if r.Unsettled() != nil {
 					b.Fatal(r.Unsettled())
 				}

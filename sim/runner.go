@@ -61,13 +61,21 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-// DefaultMaxRounds is how many rounds a settle runs, at most, before it
-// leaves a controller that never stops changing things for later.
-const DefaultMaxRounds = 100
+// DefaultMaxRounds is how many rounds a settle runs at one cluster time,
+// at most: a controller that still changes things then goes on a second
+// later (as real controllers take time, a ReplicaSet of 100,000 pods
+// fills over many seconds, and one that never converges makes a bounded
+// number of objects per second).
+const DefaultMaxRounds = 20
 
-// DefaultMaxWork is how much work (writes and rounds) one call of the
-// Runner does at most.
-const DefaultMaxWork = 300_000
+// DefaultMaxWork is how much work one call of the Runner does at most: a
+// unit per write, per round, and per 8 objects the controllers list (a
+// few seconds of work at most; a caller that wrote much gives more, see
+// MaxWork).
+const DefaultMaxWork = 50_000
+
+// listedPerUnit is how many listed objects make a unit of work.
+const listedPerUnit = 8
 
 // DefaultCatchUp is the window of a long catch-up run in full at each end:
 // as long as an Event lives.
@@ -134,6 +142,9 @@ func (e *NotSettledError) Error() string {
 	}
 	return fmt.Sprintf("sim: controllers did not settle after %d rounds: %s still changed something in the last round", e.Rounds, strings.Join(e.Controllers, ", "))
 }
+
+// Work returns the work the last call did.
+func (r *Runner) Work() int { return r.work }
 
 // Unsettled reports the work the last call of Settle, AdvanceTo or
 // RunUntil left for later; nil when it settled the cluster.
@@ -442,13 +453,24 @@ func (s *session) settle(ctx context.Context) (time.Time, error) {
 	}
 }
 
-// leave ends a settle that did not finish: the work left is for the next
-// call, a second from now.
-func (s *session) leave(_ context.Context, now time.Time, rounds int, changed []string) (time.Time, error) {
+// leave ends a settle that did not finish. After MaxRounds the
+// controllers go on a second later (a next due time, which a later
+// command at the same cluster time does not run again); when the call's
+// work ran out, the state is not settled at all and the next call settles
+// it first.
+func (s *session) leave(ctx context.Context, now time.Time, rounds int, changed []string) (time.Time, error) {
 	r := s.r
 	r.unsettled = &NotSettledError{Rounds: rounds, Controllers: changed, Work: r.work}
-	r.Clock.SetSettled(clock.Settled{})
 	r.next = now.Add(time.Second)
+	if r.exhausted() {
+		r.Clock.SetSettled(clock.Settled{})
+		return r.next, nil
+	}
+	rev, err := s.revision(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	r.Clock.SetSettled(clock.Settled{Revision: rev, At: now, Next: r.next})
 	return r.next, nil
 }
 
@@ -509,7 +531,6 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		}
 		out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, s.tx.Cluster()), now)
 		s.txWrites += writes
-		r.work += writes
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return out, cerr
@@ -523,7 +544,6 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		return controller.Result{}, err
 	}
 	out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, tx.Cluster()), now)
-	r.work += writes
 	if err != nil {
 		tx.Rollback()
 		r.forget()
@@ -553,6 +573,7 @@ func (r *Runner) runSync(ctx context.Context, ctrl controller.Controller, c clus
 			err = &panicError{value: p, stack: stack()}
 		}
 		writes = w.writes
+		r.work += w.writes + w.listed/listedPerUnit
 	}()
 	out, err = ctrl.Sync(ctx, w, now)
 	return out, w.writes, err
@@ -620,12 +641,21 @@ func fieldManager(ctrl controller.Controller) string {
 	return managerControllers
 }
 
-// counting counts the writes made through it, and names the controller's
-// field manager in them (a FieldOwner of the controller's own wins).
+// counting counts the writes made through it and the objects listed, and
+// names the controller's field manager in its writes (a FieldOwner of the
+// controller's own wins).
 type counting struct {
 	cluster.Interface
-	manager string
-	writes  int
+	manager        string
+	writes, listed int
+}
+
+func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	l, err := c.Interface.List(ctx, gvk, opts...)
+	if l != nil {
+		c.listed += len(l.Items)
+	}
+	return l, err
 }
 
 func (c *counting) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {

@@ -70,7 +70,11 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		s := &syncer{world: w, d: d, orig: d}
 		err := s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		if err != nil {
+		var se *cluster.StatusError
+		if err != nil && !errors.As(err, &se) && !errors.Is(err, errBackingOff) {
+			// What the API server refused is in the Deployment's status
+			// and Events, and retried; anything else is a failure of the
+			// controller or the store.
 			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(d), kobj.Name(d), err))
 		}
 	}
@@ -344,6 +348,23 @@ func (s *syncer) getNewRS(ctx context.Context, rss []map[string]any, create bool
 	sel := kobj.Copy(kobj.Map(s.d, "spec", "selector"))
 	kobj.EnsureMap(sel, "matchLabels")[PodTemplateHashLabel] = hash
 	name := rsName(kobj.Name(s.d), hash)
+	if c := getCond(s.status(), "Progressing"); c != nil && c["reason"] == ReasonFailedRSCreate {
+		// The work queue's back-off after a failed create of this very
+		// ReplicaSet (a changed template names another one).
+		msg, _ := c["message"].(string)
+		if strings.HasPrefix(msg, fmt.Sprintf("Failed to create new replica set %q:", name)) {
+			at, err := event.RetryAt(ctx, s.c, event.Event{Involved: s.d, Type: event.Warning, Reason: ReasonFailedRSCreate, Message: msg, Component: Component})
+			if err != nil {
+				return nil, nil, err
+			}
+			if s.now.Before(at) {
+				if s.requeue.IsZero() || at.Before(s.requeue) {
+					s.requeue = at
+				}
+				return nil, nil, errBackingOff
+			}
+		}
+	}
 	labels := kobj.Copy(kobj.Map(tmpl, "metadata", "labels"))
 	rs := map[string]any{
 		"apiVersion": "apps/v1",
@@ -399,6 +420,9 @@ func (s *syncer) getNewRS(ctx context.Context, rss []map[string]any, create bool
 		if rerr := s.record(ctx, event.Warning, ReasonFailedRSCreate, msg); rerr != nil {
 			return nil, nil, rerr
 		}
+		if s.requeue.IsZero() || s.now.Add(time.Second).Before(s.requeue) {
+			s.requeue = s.now.Add(time.Second)
+		}
 		return nil, nil, fmt.Errorf("create replicaset %s: %w", name, err)
 	}
 	s.changed = true
@@ -419,6 +443,9 @@ func (s *syncer) getNewRS(ctx context.Context, rss []map[string]any, create bool
 // errCollision stops a sync after a hash collision was recorded in
 // status.collisionCount; the next sync uses the new hash.
 var errCollision = errors.New("pod-template-hash collision")
+
+// errBackingOff stops a sync that waits to retry a failed create.
+var errBackingOff = errors.New("backing off")
 
 func rsName(deployName, hash string) string {
 	const maxLen = 253 - 1

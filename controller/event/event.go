@@ -81,11 +81,11 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 	if ns == "" {
 		ns = "default"
 	}
-	l, err := c.List(ctx, kobj.EventGVK)
+	about, err := eventsAbout(ctx, c, ns, ev)
 	if err != nil {
 		return 0, refused(err)
 	}
-	mine := eventsOf(l.Items, ns, ev)
+	mine := eventsOf(about, ns, ev)
 	similar := mine[:0:0]
 	for _, e := range mine {
 		if kobj.Str(e, "type") == ev.Type && kobj.Str(e, "reason") == ev.Reason {
@@ -139,14 +139,16 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 			return 0, refused(err)
 		}
 	}
-	taken := map[string]bool{}
-	for _, e := range l.Items {
-		if kobj.Namespace(e) == ns {
-			taken[kobj.Name(e)] = true
-		}
-	}
+	// The first free name from the occurrence's nanosecond on.
 	t := ev.Time.UnixNano()
-	for taken[nameAt(ev.Involved, t)] {
+	for range 1000 {
+		_, err := c.Get(ctx, kobj.EventGVK, ns, nameAt(ev.Involved, t))
+		if cluster.IsNotFound(err) {
+			break
+		}
+		if err != nil {
+			return 0, refused(err)
+		}
 		t++
 	}
 	source := map[string]any{"component": ev.Component}
@@ -195,6 +197,26 @@ const (
 	aggregateInterval  = 600 * time.Second
 	combinedPrefix     = "(combined from similar events): "
 )
+
+// Index is what a cluster.Interface can offer to find the Events about
+// one object without listing them all (the embedded cluster's controller
+// runner does): the Events of namespace whose involvedObject.uid is uid.
+type Index interface {
+	EventsAbout(ctx context.Context, namespace, uid string) ([]cluster.Object, error)
+}
+
+// eventsAbout returns Events that include those about ev's object: from
+// the cluster's Index when it has one, else all of them.
+func eventsAbout(ctx context.Context, c cluster.Interface, ns string, ev Event) ([]cluster.Object, error) {
+	if x, ok := c.(Index); ok {
+		return x.EventsAbout(ctx, ns, kobj.UID(ev.Involved))
+	}
+	l, err := c.List(ctx, kobj.EventGVK)
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
 
 // eventsOf returns the Events of ns about ev's object (and field path)
 // from ev's source.
@@ -358,11 +380,12 @@ func RecordedSince(ctx context.Context, c cluster.Interface, involved map[string
 	if ns == "" {
 		ns = "default"
 	}
-	l, err := c.List(ctx, kobj.EventGVK)
+	ev := Event{Involved: involved, Component: component}
+	about, err := eventsAbout(ctx, c, ns, ev)
 	if err != nil {
 		return false, fmt.Errorf("event: list events: %w", err)
 	}
-	for _, e := range eventsOf(l.Items, ns, Event{Involved: involved, Component: component}) {
+	for _, e := range eventsOf(about, ns, ev) {
 		if kobj.Str(e, "type") != eventType || kobj.Str(e, "reason") != reason {
 			continue
 		}
@@ -375,4 +398,47 @@ func RecordedSince(ctx context.Context, c cluster.Interface, involved map[string
 		}
 	}
 	return false, nil
+}
+
+// Backoff is how long a controller's work queue waits before retrying
+// what failed for the n-th time in a row: client-go's default rate
+// limiter, 5ms doubling up to 1000s, in whole seconds of cluster time (the
+// precision of an Event's timestamps), at least one.
+func Backoff(n int64) time.Duration {
+	const base, limit = 5 * time.Millisecond, 1000 * time.Second
+	d := limit
+	if n >= 1 && n < 40 {
+		d = min(base<<(n-1), limit)
+	}
+	return max(d.Round(time.Second), time.Second)
+}
+
+// RetryAt is when a controller may retry what failed and was recorded as
+// ev (its Time is ignored): the Event's lastTimestamp plus the Backoff of
+// its count. Zero when there is no such Event (retry now).
+func RetryAt(ctx context.Context, c cluster.Interface, ev Event) (time.Time, error) {
+	ns := kobj.Namespace(ev.Involved)
+	if ns == "" {
+		ns = "default"
+	}
+	about, err := eventsAbout(ctx, c, ns, ev)
+	if err != nil {
+		return time.Time{}, refused(err)
+	}
+	// The Event of that message, or the combined one that counts it.
+	var last map[string]any
+	for _, e := range eventsOf(about, ns, ev) {
+		m := kobj.Str(e, "message")
+		if kobj.Str(e, "type") != ev.Type || kobj.Str(e, "reason") != ev.Reason || (m != ev.Message && !strings.HasPrefix(m, combinedPrefix)) {
+			continue
+		}
+		if last == nil || later(e, last) {
+			last = e
+		}
+	}
+	at := kobj.ParseTime(kobj.Str(last, "lastTimestamp"))
+	if last == nil || at.IsZero() {
+		return time.Time{}, nil
+	}
+	return at.Add(Backoff(kobj.IntOr(last, 1, "count"))), nil
 }

@@ -37,8 +37,11 @@ func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Tim
 	if err != nil {
 		return res, fmt.Errorf("event-ttl: list events: %w", err)
 	}
+	// Times as the API writes them (RFC 3339, UTC) sort as strings: no
+	// parsing for the Events that live on.
+	cutoff := kobj.FormatTime(now.Add(-TTL))
 	for _, ev := range l.Items {
-		if lastWrite(ev).Add(TTL).After(now) {
+		if kobj.Str(ev, "lastTimestamp") > cutoff || lastWrite(ev).Add(TTL).After(now) {
 			continue
 		}
 		err := c.Delete(ctx, kobj.EventGVK, kobj.Namespace(ev), kobj.Name(ev), cluster.Preconditions{UID: kobj.UID(ev)})

@@ -5,13 +5,22 @@
 // availableReplicas, terminatingReplicas, observedGeneration, the
 // ReplicaFailure condition).
 //
-// Pod names are deterministic: `<replicaset>-<5 characters>` drawn from a
-// hash of the ReplicaSet's name and a counter, the smallest counter whose
-// name is free, so that the same state always gives the same pods.
+// As the real controller, it creates pods in slow-start batches (1, 2,
+// 4, ... at most 500 per sync), stops at the first batch with a failure,
+// and turns what the API server refuses into FailedCreate and
+// FailedDelete Events and the ReplicaFailure condition, retried with the
+// work queue's back-off (see event.RetryAt): one ReplicaSet that cannot
+// have its pods never stops the others, nor fails the sync.
+//
+// Pod names are deterministic: the ReplicaSet's name, cut as the API
+// server cuts a generateName (58 characters), and 5 characters drawn from a
+// hash of the ReplicaSet's name and a counter, so that the same state
+// always gives the same pods; finding a free one costs O(1) per pod.
 package replicaset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -56,7 +65,10 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	for _, rs := range rsList.Items {
 		r, err := syncOne(ctx, c, now, rs, idx)
 		res = res.Merge(r)
-		if err != nil {
+		if err != nil && !isAPIError(err) {
+			// What the API server refused is in the ReplicaSet's Events
+			// and status, and retried; anything else is a failure of the
+			// controller or the store.
 			errs = append(errs, err)
 		}
 	}
@@ -66,6 +78,12 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	return res, nil
 }
 
+// isAPIError reports an error the API server returned for a request.
+func isAPIError(err error) bool {
+	var se *cluster.StatusError
+	return errors.As(err, &se)
+}
+
 // podKey is a pod's namespace and name.
 type podKey struct{ namespace, name string }
 
@@ -73,6 +91,8 @@ type podIndex struct {
 	byOwner map[string][]map[string]any // controller uid -> pods
 	orphans map[string][]map[string]any // namespace -> pods without controller
 	names   map[podKey]bool             // names taken
+	// next is, by ReplicaSet uid, the counter of its next pod name.
+	next map[string]int
 }
 
 func newPodIndex(pods []cluster.Object) *podIndex {
@@ -80,6 +100,7 @@ func newPodIndex(pods []cluster.Object) *podIndex {
 		byOwner: map[string][]map[string]any{},
 		orphans: map[string][]map[string]any{},
 		names:   make(map[podKey]bool, len(pods)),
+		next:    map[string]int{},
 	}
 	for _, p := range pods {
 		ns := kobj.Namespace(p)
@@ -156,10 +177,29 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 
 	var manageErr error
 	replicas := kobj.IntOr(rs, 1, "spec", "replicas")
+	failure := kobj.Condition(rs, "ReplicaFailure")
 	if !deleting {
-		var changed bool
-		active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, idx)
-		res.Changed = res.Changed || changed
+		retry, err := retryAt(ctx, c, rs, failure)
+		if err != nil {
+			return res, err
+		}
+		if now.Before(retry) && int64(len(active)) != replicas {
+			// Still backing off from the last failure: the failure
+			// stands until the retry.
+			manageErr = errBackingOff
+			res = res.Merge(controller.Result{RequeueAt: retry})
+		} else {
+			var changed bool
+			active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, len(owned), idx)
+			res.Changed = res.Changed || changed
+			if manageErr != nil && !isAPIError(manageErr) {
+				return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
+			}
+			if manageErr != nil || int64(len(active)) != replicas {
+				// Failed, or more to do than one burst: the next sync.
+				res = res.Merge(controller.Result{RequeueAt: now.Add(time.Second)})
+			}
+		}
 	}
 
 	// Status.
@@ -194,8 +234,22 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		st["observedGeneration"] = g
 	}
 	conds := kobj.Slice(rs, "status", "conditions")
-	failure := kobj.Condition(rs, "ReplicaFailure")
 	switch {
+	case manageErr == errBackingOff:
+	case manageErr != nil && failure != nil && failure["message"] != manageErr.Error():
+		// The condition names the latest failure, whose Event the retry
+		// waits on.
+		kept := make([]any, 0, len(conds))
+		for _, cd := range conds {
+			m, _ := cd.(map[string]any)
+			if m["type"] == "ReplicaFailure" {
+				m = maps.Clone(m)
+				m["message"] = manageErr.Error()
+				cd = m
+			}
+			kept = append(kept, cd)
+		}
+		conds = kept
 	case manageErr != nil && failure == nil:
 		reason := "FailedCreate"
 		if int64(len(active)) > replicas {
@@ -233,10 +287,30 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		}
 		res.Changed = true
 	}
-	if manageErr != nil {
+	if manageErr != nil && manageErr != errBackingOff {
 		return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
 	}
 	return res, nil
+}
+
+// errBackingOff stands for the last failure while the controller waits to
+// retry.
+var errBackingOff = errors.New("backing off")
+
+// retryAt is when a ReplicaSet whose last manage failed may try again:
+// the back-off of the Event that recorded the failure.
+func retryAt(ctx context.Context, c cluster.Interface, rs, failure map[string]any) (time.Time, error) {
+	if failure == nil {
+		return time.Time{}, nil
+	}
+	msg, _ := failure["message"].(string)
+	verb := "creating"
+	if failure["reason"] == "FailedDelete" {
+		verb = "deleting"
+	}
+	reason, _ := failure["reason"].(string)
+	return event.RetryAt(ctx, c, event.Event{Involved: rs, Type: event.Warning, Reason: reason,
+		Message: "Error " + verb + ": " + msg, Component: Component})
 }
 
 func setOrDrop(st map[string]any, k string, v int64) {
@@ -252,47 +326,79 @@ func equalStatus(a, b map[string]any) bool {
 	return valueEqual(map[string]any(a), map[string]any(b))
 }
 
-// manage creates or deletes pods so that active matches replicas and
-// returns the active pods afterwards.
-func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, active []map[string]any, replicas int64, idx *podIndex) ([]map[string]any, bool, error) {
+// burstReplicas is how many pods one sync creates or deletes at most.
+const burstReplicas = 500
+
+// manage creates or deletes pods so that active matches replicas (at most
+// burstReplicas per sync; creations in slow-start batches of 1, 2, 4, ...
+// that stop after a batch with a failure) and returns the active pods
+// afterwards. The error is the first the API server returned (each is
+// also an Event), or a failure of the store.
+func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, active []map[string]any, replicas int64, owned int, idx *podIndex) ([]map[string]any, bool, error) {
 	diff := int64(len(active)) - replicas
 	changed := false
 	switch {
 	case diff < 0:
-		for i := int64(0); i < -diff; i++ {
-			pod := newPod(rs, idx)
-			created, err := c.Create(ctx, pod)
-			if err != nil {
-				msg := fmt.Sprintf("Error creating: %v", err)
-				if rerr := event.Record(ctx, c, now, rs, event.Warning, "FailedCreate", msg, Component); rerr != nil {
-					return active, true, rerr
+		n := min(-diff, burstReplicas)
+		uid := kobj.UID(rs)
+		if _, ok := idx.next[uid]; !ok {
+			idx.next[uid] = owned
+		}
+		for done, batch := int64(0), int64(1); done < n; batch *= 2 {
+			size := min(batch, n-done)
+			var first error
+			for range size {
+				pod := newPod(rs, idx)
+				created, err := c.Create(ctx, pod)
+				if err != nil {
+					if !isAPIError(err) {
+						return active, changed, err
+					}
+					changed = true
+					if err := event.Record(ctx, c, now, rs, event.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err), Component); err != nil {
+						return active, changed, err
+					}
+					if first == nil {
+						first = err
+					}
+					continue
 				}
-				return active, true, err
+				changed = true
+				active = append(active, created)
+				if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulCreate", "Created pod: "+kobj.Name(created), Component); err != nil {
+					return active, changed, err
+				}
 			}
-			changed = true
-			active = append(active, created)
-			if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulCreate", "Created pod: "+kobj.Name(created), Component); err != nil {
-				return active, true, err
+			done += size
+			if first != nil {
+				return active, changed, first
 			}
 		}
 	case diff > 0:
 		victims := append([]map[string]any(nil), active...)
 		SortForDeletion(victims, now)
 		del := map[string]bool{}
-		for _, p := range victims[:diff] {
+		var first error
+		for _, p := range victims[:min(diff, burstReplicas)] {
 			err := c.Delete(ctx, kobj.PodGVK, kobj.Namespace(p), kobj.Name(p), cluster.Preconditions{UID: kobj.UID(p)})
 			if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
-				msg := fmt.Sprintf("Error deleting: %v", err)
-				if rerr := event.Record(ctx, c, now, rs, event.Warning, "FailedDelete", msg, Component); rerr != nil {
-					return active, true, rerr
+				if !isAPIError(err) {
+					return active, changed, err
 				}
-				return active, true, err
+				changed = true
+				if err := event.Record(ctx, c, now, rs, event.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err), Component); err != nil {
+					return active, changed, err
+				}
+				if first == nil {
+					first = err
+				}
+				continue
 			}
 			changed = true
 			del[kobj.UID(p)] = true
 			if err == nil {
 				if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulDelete", "Deleted pod: "+kobj.Name(p), Component); err != nil {
-					return active, true, err
+					return active, changed, err
 				}
 			}
 		}
@@ -303,6 +409,9 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 			}
 		}
 		active = kept
+		if first != nil {
+			return active, changed, first
+		}
 	}
 	return active, changed, nil
 }
@@ -323,10 +432,12 @@ func newPod(rs map[string]any, idx *podIndex) map[string]any {
 	if f := kobj.Slice(md, "finalizers"); len(f) > 0 {
 		pmd["finalizers"] = f
 	}
+	uid := kobj.UID(rs)
 	var name string
-	for n := 0; ; n++ {
+	for n := idx.next[uid]; ; n++ {
 		name = PodName(rsName, n)
 		if !idx.names[podKey{ns, name}] {
+			idx.next[uid] = n + 1
 			break
 		}
 	}
@@ -347,9 +458,15 @@ func newPod(rs map[string]any, idx *podIndex) map[string]any {
 }
 
 // PodName is the n-th candidate name of a pod of the ReplicaSet rsName:
-// `<rsName>-<5 characters of the safe alphabet>`.
+// `<rsName>-<5 characters of the safe alphabet>`, the prefix cut to 58
+// characters as the API server cuts a generateName.
 func PodName(rsName string, n int) string {
-	return rsName + "-" + kobj.ShortName(5, rsName, strconv.Itoa(n))
+	const maxPrefix = 63 - 5
+	prefix := rsName + "-"
+	if len(prefix) > maxPrefix {
+		prefix = prefix[:maxPrefix]
+	}
+	return prefix + kobj.ShortName(5, rsName, strconv.Itoa(n))
 }
 
 func adopt(ctx context.Context, c cluster.Interface, pod, rs map[string]any) (map[string]any, error) {

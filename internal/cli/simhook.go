@@ -29,7 +29,15 @@ type simSession struct {
 	runner *sim.Runner
 	// fresh reports a state that had no clock yet (never initialized).
 	fresh bool
+	// rev is the store's revision once caught up: what the command writes
+	// after it gives the controllers more work to do at the end.
+	rev uint64
 }
+
+// workPerWrite is how much controller work (see sim.Runner.MaxWork) each
+// object a command writes allows at its end, on top of the default: an
+// apply of 10,000 Deployments gets its ReplicaSets and pods made.
+const workPerWrite = 30
 
 var simSessions sync.Map // *Session → *simSession
 
@@ -85,8 +93,13 @@ func simHook(ctx context.Context, g *Globals, s *Session) error {
 	simSessions.Store(s, ss)
 	s.OnClose(func(ctx context.Context) error {
 		defer simSessions.Delete(s)
-		return settleAndSave(context.WithoutCancel(ctx), s, r)
+		return settleAndSave(context.WithoutCancel(ctx), s, ss)
 	})
+	defer func() {
+		if rev, err := sim.Revision(ctx, s.Store); err == nil {
+			ss.rev = rev
+		}
+	}()
 	if !found {
 		return nil
 	}
@@ -119,10 +132,11 @@ func simHook(ctx context.Context, g *Globals, s *Session) error {
 
 // settleAndSave settles the controllers over what the command wrote
 // (unless it wrote nothing and nothing is due) and saves the clock.
-func settleAndSave(ctx context.Context, s *Session, r *sim.Runner) error {
+func settleAndSave(ctx context.Context, s *Session, ss *simSession) error {
 	if s.Store == nil {
 		return nil
 	}
+	r := ss.runner
 	rev, err := sim.Revision(ctx, s.Store)
 	if err != nil {
 		return err
@@ -130,6 +144,9 @@ func settleAndSave(ctx context.Context, s *Session, r *sim.Runner) error {
 	last := s.Clock.Settled()
 	now := s.Clock.Now()
 	if rev != last.Revision || !last.At.Equal(now) {
+		if rev > ss.rev {
+			r.MaxWork = sim.DefaultMaxWork + int(min(rev-ss.rev, 1<<20))*workPerWrite
+		}
 		if _, err := r.Settle(ctx); err != nil {
 			return fmt.Errorf("running the embedded cluster's controllers: %w", err)
 		}
