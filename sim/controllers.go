@@ -39,6 +39,6 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		node.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},
-		event.TTLController{},
+		&event.TTLController{},
 	}
 }

@@ -72,7 +72,7 @@ const DefaultMaxRounds = 20
 // unit per write, per round, and per 8 objects the controllers list (a
 // few seconds of work at most; a caller that wrote much gives more, see
 // MaxWork).
-const DefaultMaxWork = 50_000
+const DefaultMaxWork = 20_000
 
 // listedPerUnit is how many listed objects make a unit of work.
 const listedPerUnit = 8

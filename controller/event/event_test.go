@@ -70,7 +70,7 @@ func TestTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	count := func(now time.Time) int {
-		if _, err := (event.TTLController{}).Sync(ctx, s, now); err != nil {
+		if _, err := (&event.TTLController{}).Sync(ctx, s, now); err != nil {
 			t.Fatal(err)
 		}
 		l, err := s.List(ctx, kobj.EventGVK)

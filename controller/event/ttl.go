@@ -3,6 +3,7 @@ package event
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -18,18 +19,34 @@ const TTL = time.Hour
 // leases do for kube-apiserver, so that a cluster that runs for months
 // keeps the last hour of Events, not all of them. It asks for no time of
 // its own (an Event's expiry is no reason to wake the cluster): expired
-// Events go at the next sync, whatever causes it. The zero value is ready
-// to use.
-type TTLController struct{}
+// Events go at the next sync, whatever causes it. It remembers, in
+// memory, when the first Event it saw expires, and does nothing before
+// (an Event written since expires later). The zero value is ready to use.
+type TTLController struct {
+	mu   sync.Mutex
+	next time.Time
+}
 
-var _ controller.Controller = TTLController{}
+var _ controller.Controller = (*TTLController)(nil)
 
 // Name implements controller.Controller.
-func (TTLController) Name() string { return "event-ttl" }
+func (*TTLController) Name() string { return "event-ttl" }
+
+// Reset forgets when the first Event expires.
+func (tc *TTLController) Reset() {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.next = time.Time{}
+}
 
 // Sync deletes the expired Events.
-func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if now.Before(tc.next) {
+		return res, nil
+	}
 	if _, err := c.Mapper().ResourceFor(kobj.EventGVK); err != nil {
 		return res, nil
 	}
@@ -40,8 +57,15 @@ func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Tim
 	// Times as the API writes them (RFC 3339, UTC) sort as strings: no
 	// parsing for the Events that live on.
 	cutoff := kobj.FormatTime(now.Add(-TTL))
+	first := ""
 	for _, ev := range l.Items {
-		if kobj.Str(ev, "lastTimestamp") > cutoff || lastWrite(ev).Add(TTL).After(now) {
+		if last := kobj.Str(ev, "lastTimestamp"); last > cutoff {
+			if first == "" || last < first {
+				first = last
+			}
+			continue
+		}
+		if lastWrite(ev).Add(TTL).After(now) {
 			continue
 		}
 		err := c.Delete(ctx, kobj.EventGVK, kobj.Namespace(ev), kobj.Name(ev), cluster.Preconditions{UID: kobj.UID(ev)})
@@ -52,6 +76,10 @@ func (TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Tim
 			return res, fmt.Errorf("event-ttl: delete %s/%s: %w", kobj.Namespace(ev), kobj.Name(ev), err)
 		}
 		res.Changed = true
+	}
+	tc.next = time.Time{}
+	if first != "" {
+		tc.next = kobj.ParseTime(first).Add(TTL)
 	}
 	return res, nil
 }

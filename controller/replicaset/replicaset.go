@@ -339,7 +339,13 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 	changed := false
 	switch {
 	case diff < 0:
-		n := min(-diff, burstReplicas)
+		// At most a burst per second of cluster time: a huge ReplicaSet
+		// fills over many seconds (as the real one, throttled by the API
+		// server), and the other ReplicaSets' pods are not kept waiting.
+		n := min(-diff, burstReplicas-createdAt(active, now))
+		if n <= 0 {
+			return active, changed, nil
+		}
 		uid := kobj.UID(rs)
 		if _, ok := idx.next[uid]; !ok {
 			idx.next[uid] = owned
@@ -414,6 +420,18 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 		}
 	}
 	return active, changed, nil
+}
+
+// createdAt counts the pods created at the second of now.
+func createdAt(pods []map[string]any, now time.Time) int64 {
+	ts := kobj.FormatTime(now)
+	var n int64
+	for _, p := range pods {
+		if kobj.Str(p, "metadata", "creationTimestamp") == ts {
+			n++
+		}
+	}
+	return n
 }
 
 // newPod is the pod a ReplicaSet creates: its template, a free

@@ -35,6 +35,23 @@ type Globals struct {
 	// Namespace is -n/--namespace; NamespaceSet reports that it was given.
 	Namespace    string
 	NamespaceSet bool
+
+	// sessions are those Open returned, which closeSessions closes at
+	// the end of the command (a command may close them first).
+	sessions []*Session
+}
+
+// closeSessions closes the sessions the command left open and returns
+// what failed: the commit of the controllers' work and the clock, or the
+// release of the state. Every command ends with it (see NewRootCmd), so
+// that a command that did its work but could not save it does not exit 0.
+func (g *Globals) closeSessions(ctx context.Context) error {
+	var errs []error
+	for _, s := range g.sessions {
+		errs = append(errs, s.Close(context.WithoutCancel(ctx)))
+	}
+	g.sessions = nil
+	return errors.Join(errs...)
 }
 
 // AddFlags registers the global flags on the root command.
@@ -92,7 +109,9 @@ type Session struct {
 	// nil for a real cluster.
 	Clock *clock.Clock
 
-	closers []func(ctx context.Context) error
+	closers  []func(ctx context.Context) error
+	closed   bool
+	closeErr error
 }
 
 // Mapper returns the kinds the cluster serves.
@@ -104,8 +123,14 @@ func (s *Session) OnClose(fn func(ctx context.Context) error) {
 	s.closers = append(s.closers, fn)
 }
 
-// Close runs the close hooks and releases the cluster.
+// Close runs the close hooks and releases the cluster. It returns the
+// same error when called again (commands close their session, and the
+// command's end closes it once more to report what failed).
 func (s *Session) Close(ctx context.Context) error {
+	if s.closed {
+		return s.closeErr
+	}
+	s.closed = true
 	var errs []error
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		errs = append(errs, s.closers[i](ctx))
@@ -115,8 +140,19 @@ func (s *Session) Close(ctx context.Context) error {
 		errs = append(errs, s.Store.Close())
 		s.Store = nil
 	}
-	return errors.Join(errs...)
+	s.closeErr = errors.Join(errs...)
+	if s.closeErr != nil {
+		s.closeErr = &closeError{err: s.closeErr}
+	}
+	return s.closeErr
 }
+
+// closeError is a failure to close a session: to save what the command's
+// controllers did, or to release the state.
+type closeError struct{ err error }
+
+func (e *closeError) Error() string { return "saving the cluster state: " + e.err.Error() }
+func (e *closeError) Unwrap() error { return e.err }
 
 // openHooks run on every newly opened embedded session, in order, before
 // the command sees it (the virtual clock and the controllers hook in here).
@@ -141,5 +177,6 @@ func (g *Globals) Open(ctx context.Context) (*Session, error) {
 			return nil, err
 		}
 	}
+	g.sessions = append(g.sessions, s)
 	return s, nil
 }

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -53,5 +54,42 @@ func NewRootCmd(s Streams) *cobra.Command {
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
+	closeAtEnd(g, root)
 	return root
+}
+
+// closeAtEnd makes every command close the sessions it opened when it
+// ends, and report a failure to do so: a command exits 0 only when what
+// it did is saved. A command that failed keeps its exit code (at least 1;
+// diff's 1 means differences, so a failure to save is 2).
+func closeAtEnd(g *Globals, cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			err := run(c, args)
+			cerr := g.closeSessions(c.Context())
+			if cerr == nil {
+				return err
+			}
+			var exit *ExitError
+			switch {
+			case err == nil:
+				return cerr
+			case errors.As(err, &exit):
+				code := max(exit.Code, 1)
+				if c.Name() == "diff" && code == 1 {
+					code = 2
+				}
+				if exit.Err == nil || errors.Is(err, cerr) {
+					return &ExitError{Code: code, Err: cerr}
+				}
+				return &ExitError{Code: code, Err: errors.Join(exit.Err, cerr)}
+			case errors.Is(err, cerr):
+				return err
+			}
+			return errors.Join(err, cerr)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		closeAtEnd(g, sub)
+	}
 }
