@@ -69,13 +69,13 @@ import (
 const DefaultMaxRounds = 20
 
 // DefaultMaxWork is how much work one call of the Runner does at most: a
-// unit per write, per round, and per 8 objects the controllers list (a
+// unit per write, per round, and per 32 objects the controllers list (a
 // few seconds of work at most; a caller that wrote much gives more, see
 // MaxWork).
 const DefaultMaxWork = 20_000
 
 // listedPerUnit is how many listed objects make a unit of work.
-const listedPerUnit = 8
+const listedPerUnit = 32
 
 // DefaultCatchUp is the window of a long catch-up run in full at each end:
 // as long as an Event lives.
@@ -118,6 +118,8 @@ type Runner struct {
 	warned    map[string]bool
 	// work is what the current call did.
 	work int
+	// waiting is set during RunUntil.
+	waiting bool
 }
 
 // New returns a Runner of ctrls on c and clk.
@@ -162,11 +164,20 @@ func (r *Runner) maxRounds() int {
 }
 
 func (r *Runner) maxWork() int {
+	w := DefaultMaxWork
 	if r.MaxWork > 0 {
-		return r.MaxWork
+		w = r.MaxWork
 	}
-	return DefaultMaxWork
+	if r.waiting {
+		// A command that waits for a condition may do much more: its
+		// user asked for the wait.
+		w *= WaitFactor
+	}
+	return w
 }
+
+// WaitFactor is how many times MaxWork RunUntil may do.
+const WaitFactor = 25
 
 func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
 
@@ -262,10 +273,12 @@ var ErrWorkLimit = errors.New("the embedded cluster's controllers reached the wo
 // (met) or timeout of cluster time has passed (met false, no error). It is
 // what waiting commands (rollout status, wait) call instead of sleeping.
 // cond reads the cluster through the Runner's Cluster: every settle is
-// committed before it is called. When the call's work runs out first,
-// RunUntil returns ErrWorkLimit.
+// committed before it is called. When the call's work (WaitFactor times
+// MaxWork) runs out first, RunUntil returns ErrWorkLimit.
 func (r *Runner) RunUntil(ctx context.Context, cond func() (bool, error), timeout time.Duration) (met bool, err error) {
 	deadline := r.Clock.Now().Add(timeout)
+	r.waiting = true
+	defer func() { r.waiting = false }()
 	err = r.call(ctx, true, func(s *session) error {
 		met = false
 		next, err := s.settle(ctx)
@@ -535,6 +548,9 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 			if cerr := ctx.Err(); cerr != nil {
 				return out, cerr
 			}
+			if errors.Is(err, local.ErrUnusable) {
+				return out, err
+			}
 			return out, errRetry
 		}
 		return out, nil
@@ -549,6 +565,10 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		r.forget()
 		if cerr := ctx.Err(); cerr != nil {
 			return out, cerr
+		}
+		if errors.Is(err, local.ErrUnusable) {
+			// The state file, not the controller.
+			return out, err
 		}
 		r.warn(ctrl, now, err)
 		return controller.Result{}, nil

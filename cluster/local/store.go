@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,7 +128,34 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
 	}
-	db, err := bolt.Open(filepath.Join(abs, dbFile), 0o600, &bolt.Options{
+	path := filepath.Join(abs, dbFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		if err := createState(abs, opts); err != nil {
+			return nil, err
+		}
+	}
+	// What bbolt cannot map safely is refused before it is mapped, and
+	// left untouched.
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	s, err := openState(abs, path, opts, timeout)
+	if err != nil {
+		return nil, err
+	}
+	writePID(abs)
+	return s, nil
+}
+
+// openState opens the bbolt database at path and initializes the store.
+func openState(abs, path string, opts Options, timeout time.Duration) (s *Store, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = damage(path, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      timeout,
 		FreelistType: bolt.FreelistMapType,
 		// Mapping more than the file from the start spares the remaps
@@ -134,13 +164,15 @@ func Open(dir string, opts Options) (*Store, error) {
 		InitialMmapSize: 1 << 30,
 	})
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
+		switch {
+		case errors.Is(err, bolterrors.ErrTimeout):
 			return nil, &LockedError{Dir: abs, PID: readPID(abs)}
+		case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum), errors.Is(err, bolterrors.ErrVersionMismatch):
+			return nil, &StateError{File: path, Problem: "is damaged (" + err.Error() + ")", Remedy: remedyReset}
 		}
 		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
 	}
-	writePID(abs)
-	s := &Store{
+	s = &Store{
 		dir:          abs,
 		db:           db,
 		clock:        opts.Clock,
@@ -150,10 +182,55 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	if err := s.init(); err != nil {
 		db.Close()
-		removePID(abs)
+		var se *StateError
+		if errors.As(err, &se) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("local: open state %s: %w", abs, err)
 	}
 	return s, nil
+}
+
+// createState creates a new state in dir: in a file of its own, linked in
+// place once complete, so that a state file is never half made (a kill
+// while it is created leaves no state.db, and the next Open starts over).
+func createState(abs string, opts Options) error {
+	tmp := filepath.Join(abs, fmt.Sprintf(".%s.%d.new", dbFile, os.Getpid()))
+	_ = os.Remove(tmp)
+	s, err := openState(abs, tmp, opts, time.Nanosecond)
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := s.db.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("local: create state %s: %w", abs, err)
+	}
+	err = os.Link(tmp, filepath.Join(abs, dbFile))
+	_ = os.Remove(tmp)
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		// (Another process made it first: theirs is used.)
+		return fmt.Errorf("local: create state %s: %w", abs, err)
+	}
+	syncDir(abs)
+	return nil
+}
+
+// damaged turns a panic of bbolt on a damaged state file into the
+// function's error (deferred by the functions that read the file).
+func (s *Store) damaged(err *error) {
+	if r := recover(); r != nil {
+		*err = damage(s.db.Path(), r)
+	}
+}
+
+// damage is the error of a panic in bbolt (or a fault of its memory map)
+// on a damaged state file; any other panic goes on.
+func damage(path string, r any) error {
+	if e, ok := r.(runtime.Error); ok && !strings.Contains(e.Error(), "fault") {
+		panic(r)
+	}
+	return &StateError{File: path, Problem: fmt.Sprintf("is damaged (%v)", r), Remedy: remedyReset}
 }
 
 // init creates the buckets and the initial namespaces when they are
@@ -161,7 +238,16 @@ func Open(dir string, opts Options) (*Store, error) {
 func (s *Store) init() error {
 	var rev uint64
 	ready := false
+	format := FormatVersion
+	path := s.db.Path()
 	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		if format, _, err = checkFormat(path, tx); err != nil {
+			return err
+		}
+		if format != FormatVersion {
+			return nil
+		}
 		for _, b := range buckets {
 			if tx.Bucket(b) == nil {
 				return nil
@@ -193,6 +279,11 @@ func (s *Store) init() error {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
+		}
+		// A new state, or one of an earlier format migrated, in the same
+		// transaction as the rest.
+		if err := migrate(tx, format); err != nil {
+			return err
 		}
 		api, err := loadAPI(tx, s.builtin)
 		if err != nil {
@@ -267,15 +358,17 @@ func (s *Store) Mapper() cluster.Mapper { return s.api.Load().mapper }
 
 // update runs fn in one read-write transaction, committed if fn succeeds,
 // and then delivers the transaction's events to watchers.
-func (s *Store) update(ctx context.Context, fn func(t *txn) error) error {
+func (s *Store) update(ctx context.Context, fn func(t *txn) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.damaged(&err)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	var t *txn
 	var fnErr error
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err = s.db.Update(func(tx *bolt.Tx) error {
 		t = s.newTxn(ctx, tx, s.api.Load())
 		if fnErr = fn(t); fnErr == nil {
 			fnErr = t.failed
@@ -341,10 +434,12 @@ func (x *Txn) Cluster() cluster.Interface { return x.b }
 // Commit stores what the transaction wrote (nothing when a call of it
 // failed in a way that leaves it half-done: it then rolls back and
 // returns that failure) and delivers its events to watchers.
-func (x *Txn) Commit() error {
+func (x *Txn) Commit() (err error) {
 	if x.done {
 		return errors.New("local: transaction already ended")
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer x.s.damaged(&err)
 	x.done = true
 	x.b.end()
 	defer x.s.writeMu.Unlock()
@@ -390,13 +485,15 @@ func (s *Store) deliverWarnings(t *txn) {
 }
 
 // view runs fn in one read-only transaction.
-func (s *Store) view(ctx context.Context, fn func(t *txn) error) error {
+func (s *Store) view(ctx context.Context, fn func(t *txn) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer s.damaged(&err)
 	var fnErr error
 	var t *txn
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		t = s.newTxn(ctx, tx, s.api.Load())
 		fnErr = fn(t)
 		return fnErr
@@ -532,9 +629,16 @@ func (b *batch) end() {
 }
 
 // do runs one call of the batch.
-func (b *batch) do(ctx context.Context, fn func(t *txn) error) error {
+func (b *batch) do(ctx context.Context, fn func(t *txn) error) (err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = damage(b.s.db.Path(), r)
+			b.t.failed = err
+		}
+	}()
 	if b.ended {
 		return errors.New("local: batch call after the batch ended")
 	}
@@ -544,7 +648,7 @@ func (b *batch) do(ctx context.Context, fn func(t *txn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := fn(b.t)
+	err = fn(b.t)
 	var se *cluster.StatusError
 	if err != nil && !errors.As(err, &se) {
 		// The transaction may hold part of the call's writes: the batch

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/clock"
+	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/kubelet"
 	"github.com/konverge/konverge/sim"
 )
@@ -20,6 +21,7 @@ func init() {
 			Short: "Manage the embedded cluster",
 		}
 		cmd.AddCommand(NewClusterInitCmd(&ClusterInitOptions{Globals: g}))
+		cmd.AddCommand(NewClusterResetCmd(&ClusterInitOptions{Globals: g, Reset: true}))
 		return cmd
 	})
 }
@@ -32,6 +34,34 @@ type ClusterInitOptions struct {
 	StartTime  string
 	Force      bool
 	ShowConfig bool
+	// Reset moves the state file aside first (cluster reset).
+	Reset bool
+}
+
+// NewClusterResetCmd returns `konverge cluster reset`.
+func NewClusterResetCmd(o *ClusterInitOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Start the embedded cluster over, keeping the old state file aside",
+		Long: `Move the embedded cluster's state file (--state DIR/state.db) aside, to
+DIR/state.db.<time>.bak, and create an empty cluster in its place, with the
+clock and simulation profile the flags give (as "konverge cluster init").
+
+This is the way out of a state file konverge cannot use (damaged, truncated,
+empty, of another program or of a newer konverge): nothing is deleted, the
+old file stays next to the new one. It fails while another konverge process
+uses the state.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.complete(cmd)
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Clock, "clock", "wall", "how the cluster time moves: wall or manual")
+	f.StringVar(&o.Profile, "sim-profile", "", "simulation profile (YAML) of the simulated node; default: the built-in one")
+	f.StringVar(&o.StartTime, "start-time", "", "cluster time at which a manual clock starts, RFC 3339 (default 2026-01-01T00:00:00Z)")
+	return cmd
 }
 
 // NewClusterInitCmd returns `konverge cluster init`.
@@ -105,6 +135,20 @@ func (o *ClusterInitOptions) Run(ctx context.Context) error {
 	p, err := kubelet.ParseProfile(profile)
 	if err != nil {
 		return fmt.Errorf("--sim-profile %s: %w", o.Profile, err)
+	}
+	if o.Reset {
+		if o.realCluster() {
+			return fmt.Errorf("cluster reset works on the embedded cluster only")
+		}
+		stamp := clock.WallNow().Format("20060102T150405Z")
+		backup, err := local.ResetState(o.StateDir(), stamp)
+		if err != nil {
+			return fmt.Errorf("cluster reset: %w", err)
+		}
+		if backup != "" {
+			fmt.Fprintf(o.Out, "the old state file is kept as %s\n", backup)
+		}
+		o.Force = true
 	}
 	s, err := o.Open(withInitClock(ctx, mode, start))
 	if err != nil {

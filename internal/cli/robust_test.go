@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,4 +243,53 @@ func get(obj any, path string) any {
 		}
 	}
 	return cur
+}
+
+// A damaged state file gets one line naming it and the way out, exit 1,
+// and is left as it was; cluster reset moves it aside and starts over.
+func TestDamagedStateAndReset(t *testing.T) {
+	for name, damage := range map[string]func(b []byte) []byte{
+		"empty":     func([]byte) []byte { return nil },
+		"truncated": func(b []byte) []byte { return b[:10000] },
+		"garbage":   func(b []byte) []byte { return []byte(strings.Repeat("not a database ", 1000)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newSeedCluster(t)
+			c.ok("apply", "-f", c.file("d.yaml", strings.ReplaceAll(robustDeployment("web", 2, plainContainer, "", ""), "robust", "web")))
+			path := filepath.Join(c.state, "state.db")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := damage(b)
+			if err := os.WriteFile(path, damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"get", "pods"}, {"apply", "-f", c.file("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")}, {"clock"}, {"cluster", "init", "--force"}} {
+				out, errOut, code := c.run(args...)
+				lines := strings.Split(strings.TrimSpace(errOut), "\n")
+				if code != 1 || len(lines) != 1 || !strings.Contains(errOut, path) || !strings.Contains(errOut, `"konverge cluster reset"`) || out != "" {
+					t.Errorf("konverge %s: exit %d, stdout %q, stderr %q: want one line naming %s and the reset", strings.Join(args, " "), code, out, errOut, path)
+				}
+				after, _ := os.ReadFile(path)
+				if string(after) != string(damaged) {
+					t.Fatalf("konverge %s changed the damaged file", strings.Join(args, " "))
+				}
+			}
+			out := c.ok("cluster", "reset", "--clock=manual")
+			if !strings.Contains(out, "the old state file is kept as "+path+".") {
+				t.Errorf("reset: %q", out)
+			}
+			if got := c.ok("get", "pods"); !strings.Contains(got, "No resources") && got != "" {
+				t.Errorf("after the reset: %q", got)
+			}
+			kept, _ := filepath.Glob(path + ".*.bak")
+			if len(kept) != 1 {
+				t.Fatalf("backups %v", kept)
+			}
+			if b, _ := os.ReadFile(kept[0]); string(b) != string(damaged) {
+				t.Error("the backup is not the damaged file")
+			}
+		})
+	}
 }
