@@ -91,6 +91,40 @@ type kindCache struct {
 	stale map[nsName]bool
 	// untidy: entries holds removed or unsorted entries.
 	untidy bool
+	// byUID, once built (for Events), finds the objects by the uid their
+	// involvedObject names.
+	byUID map[string]map[nsName]bool
+}
+
+// involvedUID is what byUID indexes an Event by.
+func involvedUID(obj cluster.Object) string {
+	io, _ := obj["involvedObject"].(map[string]any)
+	uid, _ := io["uid"].(string)
+	return uid
+}
+
+func (kc *kindCache) unindex(k nsName, obj cluster.Object) {
+	if kc.byUID == nil || obj == nil {
+		return
+	}
+	uid := involvedUID(obj)
+	delete(kc.byUID[uid], k)
+	if len(kc.byUID[uid]) == 0 {
+		delete(kc.byUID, uid)
+	}
+}
+
+func (kc *kindCache) reindex(k nsName, obj cluster.Object) {
+	if kc.byUID == nil || obj == nil {
+		return
+	}
+	uid := involvedUID(obj)
+	m := kc.byUID[uid]
+	if m == nil {
+		m = map[nsName]bool{}
+		kc.byUID[uid] = m
+	}
+	m[k] = true
 }
 
 func keyOf(obj cluster.Object) nsName {
@@ -102,6 +136,8 @@ func keyOf(obj cluster.Object) nsName {
 
 func (kc *kindCache) set(k nsName, obj cluster.Object) {
 	if i, ok := kc.index[k]; ok {
+		kc.unindex(k, kc.entries[i].obj)
+		kc.reindex(k, obj)
 		kc.entries[i].obj = obj
 		if obj == nil {
 			kc.untidy = true
@@ -111,6 +147,7 @@ func (kc *kindCache) set(k nsName, obj cluster.Object) {
 	if obj == nil {
 		return
 	}
+	kc.reindex(k, obj)
 	kc.index[k] = len(kc.entries)
 	if n := len(kc.entries); n > 0 && kc.entries[n-1].key.compare(k) >= 0 {
 		kc.untidy = true
@@ -158,6 +195,67 @@ func (lc *listCache) begin(st *local.Store, c cluster.Interface) cluster.Interfa
 type cachedCluster struct {
 	cluster.Interface
 	lc *listCache
+}
+
+var eventGVK = schema.GVK{Version: "v1", Kind: "Event"}
+
+// EventsAbout returns the Events of namespace about the object uid (see
+// event.Index), from the cache's index of Events by involvedObject.uid.
+func (c *cachedCluster) EventsAbout(ctx context.Context, namespace, uid string) ([]cluster.Object, error) {
+	kc, err := c.fresh(ctx, eventGVK)
+	if err != nil || kc == nil {
+		l, err := c.List(ctx, eventGVK)
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	}
+	if kc.byUID == nil {
+		kc.byUID = map[string]map[nsName]bool{}
+		for _, e := range kc.entries {
+			kc.reindex(e.key, e.obj)
+		}
+	}
+	var out []cluster.Object
+	for k := range kc.byUID[uid] {
+		if k.namespace != namespace {
+			continue
+		}
+		if i, ok := kc.index[k]; ok && kc.entries[i].obj != nil {
+			out = append(out, kc.entries[i].obj)
+		}
+	}
+	// In a fixed order, so that the same state gives the same writes.
+	slices.SortFunc(out, func(a, b cluster.Object) int { return keyOf(a).compare(keyOf(b)) })
+	c.lc.hand(out)
+	return out, nil
+}
+
+// fresh returns the cache of a kind with its stale objects read again;
+// nil when the kind is not cached yet.
+func (c *cachedCluster) fresh(ctx context.Context, gvk schema.GVK) (*kindCache, error) {
+	kc := c.lc.kinds[gvk]
+	if kc == nil {
+		if _, err := c.List(ctx, gvk); err != nil {
+			return nil, err
+		}
+		if kc = c.lc.kinds[gvk]; kc == nil {
+			return nil, nil
+		}
+	}
+	for k := range kc.stale {
+		obj, err := c.Interface.Get(ctx, gvk, k.namespace, k.name)
+		switch {
+		case err == nil:
+			kc.set(k, obj)
+		case cluster.IsNotFound(err):
+			kc.set(k, nil)
+		default:
+			return nil, err
+		}
+	}
+	clear(kc.stale)
+	return kc, nil
 }
 
 func (c *cachedCluster) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {

@@ -58,6 +58,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -715,4 +716,18 @@ func Revision(ctx context.Context, st *local.Store) (uint64, error) {
 		return 0, nil
 	}
 	return binary.BigEndian.Uint64(v), nil
+}
+
+// EventsAbout passes the cache's index of Events on (see event.Index).
+func (c *counting) EventsAbout(ctx context.Context, namespace, uid string) ([]cluster.Object, error) {
+	if x, ok := c.Interface.(event.Index); ok {
+		l, err := x.EventsAbout(ctx, namespace, uid)
+		c.listed += len(l)
+		return l, err
+	}
+	l, err := c.List(ctx, schema.GVK{Version: "v1", Kind: "Event"})
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
 }
