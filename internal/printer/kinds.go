@@ -119,13 +119,13 @@ var tables = map[string]kindTable{
 	"/ConfigMap": {cols(colName, "Data", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 		return []string{name(o), itoa(int64(len(Map(o, "data")) + len(Map(o, "binaryData")))), age(o, now)}
 	}},
-	"/ServiceAccount":        {cols(colName, colAge), nameAge},
-	"/Endpoints":             {cols(colName, "Endpoints", colAge), endpointsRow},
-	"/PersistentVolumeClaim": {cols(colName, "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", colAge, Column{Name: "VolumeMode", Wide: true}), pvcRow},
-	"rbac.authorization.k8s.io/ClusterRole":         {cols(colName, "Created At"), createdAt},
-	"rbac.authorization.k8s.io/Role":                {cols(colName, "Created At"), createdAt},
-	"rbac.authorization.k8s.io/RoleBinding":         {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
-	"rbac.authorization.k8s.io/ClusterRoleBinding":  {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
+	"/ServiceAccount":                              {cols(colName, colAge), nameAge},
+	"/Endpoints":                                   {cols(colName, "Endpoints", colAge), endpointsRow},
+	"/PersistentVolumeClaim":                       {cols(colName, "Status", "Volume", "Capacity", "Access Modes", "StorageClass", "VolumeAttributesClass", colAge, Column{Name: "VolumeMode", Wide: true}), pvcRow},
+	"rbac.authorization.k8s.io/ClusterRole":        {cols(colName, "Created At"), createdAt},
+	"rbac.authorization.k8s.io/Role":               {cols(colName, "Created At"), createdAt},
+	"rbac.authorization.k8s.io/RoleBinding":        {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
+	"rbac.authorization.k8s.io/ClusterRoleBinding": {cols(colName, "Role", colAge, Column{Name: "Users", Wide: true}, Column{Name: "Groups", Wide: true}, Column{Name: "ServiceAccounts", Wide: true}), bindingRow},
 	"policy/PodDisruptionBudget": {cols(colName, "Min Available", "Max Unavailable", "Allowed Disruptions", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 		minA, maxU := "N/A", "N/A"
 		if v := field(o, "spec", "minAvailable"); v != nil {

@@ -73,8 +73,8 @@ func init() {
 		"networking.k8s.io/ServiceCIDR": {cols(colName, "CIDRs", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 			return []string{name(o), strings.Join(stringList(o, "spec", "cidrs"), ","), age(o, now)}
 		}},
-		"networking.k8s.io/IPAddress": {cols(colName, "ParentRef"), ipAddressRow},
-		"resource.k8s.io/DeviceClass": {cols(colName, colAge), nameAge},
+		"networking.k8s.io/IPAddress":           {cols(colName, "ParentRef"), ipAddressRow},
+		"resource.k8s.io/DeviceClass":           {cols(colName, colAge), nameAge},
 		"resource.k8s.io/ResourceClaimTemplate": {cols(colName, colAge), nameAge},
 		"resource.k8s.io/ResourceSlice": {cols(colName, "Node", "Driver", "Pool", colAge), func(o map[string]any, now time.Time, wide bool) []string {
 			return []string{name(o), Str(o, "spec", "nodeName"), Str(o, "spec", "driver"), Str(o, "spec", "pool", "name"), age(o, now)}
