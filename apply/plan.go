@@ -161,7 +161,7 @@ func (a *Applier) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 // and cause, and no plan.
 func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, error) {
 	if err := p.opts.check(); err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
+		return nil, &OptionsError{Err: err}
 	}
 	ignore, err := compileIgnore(p.opts.Ignore)
 	if err != nil {
