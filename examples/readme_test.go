@@ -4,8 +4,10 @@ package examples
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/konverge/konverge/internal/golden"
@@ -79,6 +81,20 @@ func TestREADMEPrograms(t *testing.T) {
 	if golden.Updating() && text != string(data) {
 		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestExamplesUsePublicAPI: the example programs import only what a
+// program outside the module can import: no internal package of konverge.
+func TestExamplesUsePublicAPI(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./gitops", "./library/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/konverge/konverge/") && strings.Contains(dep, "/internal") {
+			t.Errorf("an example depends on %s", dep)
 		}
 	}
 }
