@@ -329,7 +329,7 @@ func (r *run) change(p plan) (Change, error) {
 		}
 	}
 	if p.live != nil {
-		if _, ok := objref.Annotations(p.live)[lastapplied.Annotation]; !ok && !r.opts.ServerSide {
+		if ann, _ := objref.Metadata(p.live)["annotations"].(map[string]any); ann[lastapplied.Annotation] == nil && !r.opts.ServerSide {
 			c.Warnings = append(c.Warnings, missingAnnotationWarning(it))
 		}
 		if dt, _ := objref.Metadata(p.live)["deletionTimestamp"].(string); dt != "" && c.Action != Unchanged {
@@ -359,15 +359,19 @@ func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error)
 		c.Drift = true
 		return c, nil
 	}
-	// Live is normalized too, which changes nothing in an object the
-	// server returned, but keeps a cache that holds objects as they were
-	// written (without the server's defaults) from seeing drift in them.
-	a, err := normalize.Object(c.Live, normalize.Options{Defaults: true})
-	if err != nil {
-		a, _ = normalize.Object(c.Live, normalize.Options{})
-	}
+	a, _ := normalize.Object(c.Live, normalize.Options{})
 	b, _ := normalize.Object(m, normalize.Options{})
 	diffPaths(a, b, it.typ, nil, &c.Paths)
+	if len(c.Paths) > 0 {
+		// Live normalized as the server would changes nothing in an
+		// object the server returned, but keeps a cache that holds
+		// objects as they were written (without the server's defaults)
+		// from seeing drift in them.
+		if d, err := normalize.Object(c.Live, normalize.Options{Defaults: true}); err == nil {
+			c.Paths = c.Paths[:0]
+			diffPaths(d, b, it.typ, nil, &c.Paths)
+		}
+	}
 	c.Drift = len(c.Paths) > 0
 	slices.SortFunc(c.Paths, func(x, y value.Path) int { return strings.Compare(x.String(), y.String()) })
 	return c, nil
@@ -382,22 +386,36 @@ func missingAnnotationWarning(it *item) string {
 
 // diffPaths appends to out the paths where a and b differ: fields of
 // objects one by one, elements of lists merged by key matched by their
-// keys, other lists whole.
+// keys, other lists whole. p is the path of a and b; it is copied only
+// where they differ.
 func diffPaths(a, b any, t *schema.Type, p value.Path, out *[]value.Path) {
+	diffAt(a, b, t, &p, out)
+}
+
+// diffAt is diffPaths with the path as a stack that grows and shrinks
+// along the walk.
+func diffAt(a, b any, t *schema.Type, p *value.Path, out *[]value.Path) {
+	found := func(e value.Element) {
+		*out = append(*out, append(slices.Clone(*p), e))
+	}
+	push := func(e value.Element) { *p = append(*p, e) }
+	pop := func() { *p = (*p)[:len(*p)-1] }
 	am, aIsMap := a.(map[string]any)
 	bm, bIsMap := b.(map[string]any)
 	if aIsMap && bIsMap {
 		for k, av := range am {
 			bv, ok := bm[k]
 			if !ok {
-				*out = append(*out, p.Field(k))
+				found(value.FieldElement(k))
 				continue
 			}
-			diffPaths(av, bv, t.Field(k), p.Field(k), out)
+			push(value.FieldElement(k))
+			diffAt(av, bv, t.Field(k), p, out)
+			pop()
 		}
 		for k := range bm {
 			if _, ok := am[k]; !ok {
-				*out = append(*out, p.Field(k))
+				found(value.FieldElement(k))
 			}
 		}
 		return
@@ -441,28 +459,30 @@ func diffPaths(a, b any, t *schema.Type, p value.Path, out *[]value.Path) {
 		bi, bOrder, ok2 := index(bl)
 		if ok1 && ok2 {
 			if !slices.Equal(aOrder, bOrder) && len(aOrder) == len(bOrder) && sameKeys(ai, bi) {
-				*out = append(*out, p) // reordered
+				*out = append(*out, slices.Clone(*p)) // reordered
 				return
 			}
 			for _, s := range aOrder {
 				ae := ai[s]
 				be, ok := bi[s]
 				if !ok {
-					*out = append(*out, p.Child(ae.el))
+					found(ae.el)
 					continue
 				}
-				diffPaths(ae.v, be.v, t.Element(), p.Child(ae.el), out)
+				push(ae.el)
+				diffAt(ae.v, be.v, t.Element(), p, out)
+				pop()
 			}
 			for _, s := range bOrder {
 				if _, ok := ai[s]; !ok {
-					*out = append(*out, p.Child(bi[s].el))
+					found(bi[s].el)
 				}
 			}
 			return
 		}
 	}
 	if !value.Equal(a, b) {
-		*out = append(*out, p)
+		*out = append(*out, slices.Clone(*p))
 	}
 }
 
