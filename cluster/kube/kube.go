@@ -1,20 +1,3 @@
-// Package kube is the real-cluster backend of konverge: a cluster.Interface
-// over a Kubernetes API server reached through a kubeconfig, with
-// client-go's dynamic client. What it reads and writes are the JSON values
-// the rest of konverge works on (map[string]any); its errors are
-// *cluster.StatusError with the API server's reason, message and causes.
-//
-// The kinds it serves come from the server's discovery, once, when the
-// Cluster is made (short names, scope, status subresource; Strategic for
-// the built-in kinds, not for custom resources or aggregated APIs). Merge
-// schemas are read the first time one is needed and kept: a custom
-// resource's from its CustomResourceDefinition (schema.FromCRD, the rules
-// of server-side apply for custom resources, as in cluster/local), other
-// kinds' from the server's /openapi/v3 document of their group version; a
-// built-in kind the server does not describe falls back to konverge's own
-// (schema.Builtin, Kubernetes 1.37).
-//
-// Dry runs are sent as dryRun=All, field owners as fieldManager.
 package kube
 
 import (
