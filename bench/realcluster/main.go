@@ -55,8 +55,8 @@ type config struct {
 	// times only (no ratios, no comparisons).
 	withKubectl bool
 	kubeconfig  string
-	cacheDir          string
-	extraArgs         []string
+	cacheDir    string
+	extraArgs   []string
 }
 
 func main() {
