@@ -75,9 +75,16 @@ func (a *Applier) apply(ctx context.Context, objs []manifest.Object, h hooks) ([
 		// objects see the namespaces and CRDs the input creates.
 		r.batched = true
 		r.rollback = a.opts.DryRun == DryRunServer
+		// A server-side apply is a request per object, as kubectl sends
+		// it: the objects the server refused do not undo the others.
+		var refused error
 		err := b.Batch(ctx, func(c cluster.Interface) error {
 			if err := r.do(ctx, c, objs, writeReal); err != nil {
-				return err
+				var objErrs Errors
+				if !a.opts.ServerSide || !errors.As(err, &objErrs) {
+					return err
+				}
+				refused = err
 			}
 			if r.rollback {
 				return errRollback
@@ -87,7 +94,7 @@ func (a *Applier) apply(ctx context.Context, objs []manifest.Object, h hooks) ([
 		if err != nil && !errors.Is(err, errRollback) {
 			return nil, err
 		}
-		return r.results, nil
+		return r.results, refused
 	}
 	mode := writeReal
 	switch a.opts.DryRun {

@@ -53,6 +53,9 @@ type Options struct {
 	ServerSide bool
 	// ForceConflicts takes over fields other managers own, with ServerSide.
 	ForceConflicts bool
+	// Subresource applies to a subresource of the objects ("status"), with
+	// ServerSide (kubectl apply --server-side --subresource).
+	Subresource string
 
 	// Selector keeps only the input objects whose labels match it (kubectl
 	// apply -l), and with Prune selects the objects to prune.
@@ -154,7 +157,7 @@ func (o Options) check() error {
 		return errors.New(`Invalid dry-run value (` + string(o.DryRun) + `). Must be "none", "server", or "client".`)
 	}
 	if !o.Prune {
-		return nil
+		return o.checkSubresource()
 	}
 	if o.Force {
 		return errors.New("--force cannot be used with --prune")
@@ -168,13 +171,20 @@ func (o Options) check() error {
 		case len(o.PruneAllowlist) > 0:
 			return errors.New("--prune-allowlist is incompatible with --applyset")
 		}
-		return nil
+		return o.checkSubresource()
 	}
 	if !o.PruneAll && o.Selector == "" {
 		return errors.New("all resources selected for prune without explicitly passing --all. To prune all resources, pass the --all flag. If you did not mean to prune all resources, specify a label selector")
 	}
 	if o.ServerSide {
 		return errors.New("--prune is in alpha and doesn't currently work on objects created by server-side apply")
+	}
+	return o.checkSubresource()
+}
+
+func (o Options) checkSubresource() error {
+	if o.Subresource != "" && !o.ServerSide {
+		return errors.New("--subresource can only be specified for --server-side")
 	}
 	return nil
 }

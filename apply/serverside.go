@@ -132,7 +132,7 @@ func parseConflict(msg string) (FieldConflict, bool) {
 // while the object was applied client-side are removed.
 func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode writeMode, res Result) (Result, error) {
 	it := p.it
-	out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.patchOptions(mode)...)
+	out, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.serverSideOptions(mode)...)
 	if err != nil {
 		var se *cluster.StatusError
 		if errors.As(err, &se) && se.Code == 415 {
@@ -153,7 +153,7 @@ func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode 
 			res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: server rejected managed fields migration to Server-Side Apply. This is non-fatal and will be retried next time you apply. Error: %v", err))
 		case migrated:
 			out = upgraded
-			again, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.patchOptions(mode)...)
+			again, err := c.Patch(ctx, it.ref.GVK, it.ref.Namespace, it.ref.Name, cluster.ApplyPatchType, p.data, r.serverSideOptions(mode)...)
 			if err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("Warning: failed to re-apply configuration after performing Server-Side Apply migration. This is non-fatal and will be retried next time you apply. Error: %v", err))
 			} else {
@@ -193,7 +193,7 @@ func (r *run) saveLastApplied(ctx context.Context, c cluster.Interface, ref objr
 	if err != nil {
 		return obj, err
 	}
-	opts := []cluster.PatchOption{cluster.FieldOwner(FieldManagerLastApplied)}
+	opts := []cluster.PatchOption{cluster.FieldOwner(FieldManagerLastApplied), cluster.Subresource(r.opts.Subresource)}
 	if mode == writeDryRun {
 		opts = append(opts, cluster.DryRunAll)
 	}
@@ -216,7 +216,7 @@ func (r *run) migrateToServerSide(ctx context.Context, c cluster.Interface, ref 
 		if err != nil || patch == nil {
 			return false, obj, err
 		}
-		opts := []cluster.PatchOption{cluster.FieldOwner(manager)}
+		opts := []cluster.PatchOption{cluster.FieldOwner(manager), cluster.Subresource(r.opts.Subresource)}
 		if mode == writeDryRun {
 			opts = append(opts, cluster.DryRunAll)
 		}
@@ -231,4 +231,10 @@ func (r *run) migrateToServerSide(ctx context.Context, c cluster.Interface, ref 
 			return false, obj, err
 		}
 	}
+}
+
+// serverSideOptions are the options of the apply patch: kubectl's, with
+// the subresource (kubectl sends the later patches of an apply to it too).
+func (r *run) serverSideOptions(mode writeMode) []cluster.PatchOption {
+	return append(r.patchOptions(mode), cluster.Subresource(r.opts.Subresource))
 }

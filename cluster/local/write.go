@@ -401,6 +401,14 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 			delete(next, "status")
 		}
 		next["apiVersion"] = obj["apiVersion"]
+		if t.request.applied {
+			// A server-side apply of status has tracked its fields.
+			if mf, ok := md["managedFields"]; ok {
+				metadata(next)["managedFields"] = mf
+			} else {
+				delete(metadata(next), "managedFields")
+			}
+		}
 		if k.gk.Group == "apps" && k.gk.Kind == "Deployment" {
 			// The Deployment status strategy resets only spec and labels:
 			// the controller writes its revision annotation with the status.

@@ -23,6 +23,7 @@ type ApplyOptions struct {
 	Force          bool
 	ServerSide     bool
 	ForceConflicts bool
+	Subresource    string
 	Validate       string
 
 	Prune          bool
@@ -72,6 +73,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
 	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
+	f.StringVar(&o.Subresource, "subresource", "", "If specified, apply will operate on the subresource of the requested object.  Only allowed when using --server-side.")
 	validateFlag(f, &o.Validate)
 	f.BoolVar(&o.Prune, "prune", false, "Automatically delete resource objects, that do not appear in the configs and are created by either apply or create --save-config. Should be used with either -l or --all.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
@@ -112,6 +114,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		Force:            o.Force,
 		ServerSide:       o.ServerSide,
 		ForceConflicts:   o.ForceConflicts,
+		Subresource:      o.Subresource,
 		Selector:         o.Selector,
 		Prune:            o.Prune,
 		PruneAll:         o.All,
