@@ -112,3 +112,12 @@ type Mapper interface {
 	// Resources lists every served kind, preferred versions first.
 	Resources() []Resource
 }
+
+// SubresourceReader reads a subresource of an object, as kubectl get
+// --subresource does: "status" (the object) or "scale" (its
+// autoscaling/v1 Scale). Writes go through Patch with the Subresource
+// option, and UpdateStatus. Both backends implement it; an unknown
+// subresource is a NotFound *StatusError.
+type SubresourceReader interface {
+	GetSubresource(ctx context.Context, gvk schema.GVK, namespace, name, subresource string) (Object, error)
+}

@@ -31,6 +31,8 @@ type WriteOptions struct {
 	ManagedFieldsFlags
 	// FieldManager is --field-manager.
 	FieldManager string
+	// Subresource is replace's --subresource (status).
+	Subresource string
 }
 
 func init() {
@@ -97,6 +99,9 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	}
 	fieldManagerFlag(f, &o.FieldManager, manager)
 	validateFlag(f, &o.Validate)
+	if o.Replace {
+		subresourceFlag(f, &o.Subresource, "If specified, replace will operate on the subresource of the requested object. Only status is supported here.")
+	}
 }
 
 // fieldManager is --field-manager, or the command's default when the
@@ -136,6 +141,9 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	validation, err := fieldValidation(o.Validate)
 	if err != nil {
 		return fail(errOut, 1, err)
+	}
+	if o.Subresource != "" && o.Subresource != "status" {
+		return fail(errOut, 1, fmt.Errorf("replace --subresource: only status is supported, not %q", o.Subresource))
 	}
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
@@ -179,7 +187,11 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 				if dry == apply.DryRunServer {
 					uopts = append(uopts, cluster.DryRunAll)
 				}
-				got, err = c.Update(ctx, obj, uopts...)
+				if o.Subresource == "status" {
+					got, err = c.UpdateStatus(ctx, obj, uopts...)
+				} else {
+					got, err = c.Update(ctx, obj, uopts...)
+				}
 			default:
 				copts := []cluster.CreateOption{validation, cluster.FieldOwner(o.fieldManager())}
 				if dry == apply.DryRunServer {

@@ -27,8 +27,9 @@ func init() {
 type EditOptions struct {
 	*Globals
 	FilenameFlags
-	Output   string
-	Validate string
+	Output      string
+	Validate    string
+	Subresource string
 	ManagedFieldsFlags
 	FieldManager string
 }
@@ -52,6 +53,7 @@ concurrent change is a conflict). An unchanged or empty file cancels the edit.`,
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
 	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
 	validateFlag(cmd.Flags(), &o.Validate)
+	subresourceFlag(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object. Only status is supported here.")
 	fieldManagerFlag(cmd.Flags(), &o.FieldManager, managerEdit)
 	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
 	return cmd
@@ -82,6 +84,9 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
+	if o.Subresource != "" && o.Subresource != "status" {
+		return failOne(o.ErrOut, fmt.Errorf("edit --subresource: only status is supported, not %q", o.Subresource))
+	}
 	sess, err := o.openResourceSession(ctx)
 	if err != nil {
 		return failOne(o.ErrOut, err)
@@ -99,7 +104,11 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 			fmt.Fprintln(o.Out, cancelled)
 			continue
 		}
-		if _, err := sess.Cluster.Update(ctx, edited, validation, cluster.FieldOwner(o.FieldManager)); err != nil {
+		update := sess.Cluster.Update
+		if o.Subresource == "status" {
+			update = sess.Cluster.UpdateStatus
+		}
+		if _, err := update(ctx, edited, validation, cluster.FieldOwner(o.FieldManager)); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -34,6 +34,7 @@ type GetOptions struct {
 	AllNamespaces  bool
 	NoHeaders      bool
 	IgnoreNotFound bool
+	Subresource    string
 
 	watchOpts watchFlags // -w, --watch-only, --output-watch-events: see watch.go
 }
@@ -71,6 +72,7 @@ objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist. Using this flag with commands that query for collections of resources has no effect when no resources are found.")
+	subresourceFlag(f, &o.Subresource, "If specified, gets the subresource of the requested object.")
 	o.watchOpts.addFlags(f)
 	return cmd
 }
@@ -97,6 +99,9 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 			return failOne(o.ErrOut, err)
 		}
 		objPrinter = p
+	}
+	if err := checkSubresource(o.Subresource); err != nil {
+		return failOne(o.ErrOut, err)
 	}
 	if len(args) == 0 && !o.FilenameFlags.given() {
 		fmt.Fprint(o.ErrOut, "You must specify the type of resource to get. Use \"konverge api-resources\" for a complete list of supported resources.\n\n")
@@ -195,6 +200,11 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		}
 	}
 
+	if o.Subresource != "" && len(found) > 0 {
+		var more []error
+		found, more = getSubresources(ctx, sess.Cluster, found, o.Subresource)
+		errs = append(errs, more...)
+	}
 	if objPrinter != nil {
 		// One object named alone prints as itself; anything else as a
 		// List (kubectl's printGeneric).
