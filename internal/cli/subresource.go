@@ -48,7 +48,7 @@ func getSubresources(ctx context.Context, c cluster.Interface, found []gotObject
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, gotObject{f.res, obj})
+		out = append(out, gotObject{res: f.res, obj: obj, listed: f.listed})
 	}
 	return out, errs
 }
