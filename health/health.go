@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -117,11 +118,17 @@ func generic(obj map[string]any) Result {
 				Message: fmt.Sprintf("%s condition %s is for generation %d, the latest is %d", str(obj, "kind"), str(cm, "type"), og, gen)}
 		}
 	}
-	if c := condition(obj, "Stalled"); c != nil && str(c, "status") == "True" {
-		return Result{Status: Failed, Reason: or(str(c, "reason"), "Stalled"), Message: str(c, "message")}
-	}
-	if c := condition(obj, "Reconciling"); c != nil && str(c, "status") == "True" {
-		return Result{Status: InProgress, Reason: or(str(c, "reason"), "Reconciling"), Message: str(c, "message")}
+	for _, c := range list(obj, "status", "conditions") {
+		cm, _ := c.(map[string]any)
+		if str(cm, "status") != "True" {
+			continue
+		}
+		switch str(cm, "type") {
+		case "Reconciling":
+			return Result{Status: InProgress, Reason: or(str(cm, "reason"), "Reconciling"), Message: str(cm, "message")}
+		case "Stalled":
+			return Result{Status: Failed, Reason: or(str(cm, "reason"), "Stalled"), Message: str(cm, "message")}
+		}
 	}
 	if c := condition(obj, "Ready"); c != nil {
 		if str(c, "status") == "True" {
@@ -137,10 +144,49 @@ func deployment(obj map[string]any) Result {
 	switch {
 	case err != nil:
 		return Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: err.Error()}
-	case done:
-		return Result{Status: Current, Message: msg}
+	case !done:
+		return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
 	}
-	return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
+	if r, settled := deploymentSettled(obj); !settled {
+		return r
+	}
+	return Result{Status: Current, Message: msg}
+}
+
+// deploymentSettled is kstatus's view of a Deployment whose rollout
+// kubectl calls done: every replica updated, available and ready, none
+// left to terminate, and the controller's conditions saying so.
+func deploymentSettled(obj map[string]any) (Result, bool) {
+	want := replicas(obj)
+	have, _ := integer(obj, "status", "replicas")
+	updated, _ := integer(obj, "status", "updatedReplicas")
+	ready, _ := integer(obj, "status", "readyReplicas")
+	avail, _ := integer(obj, "status", "availableReplicas")
+	switch {
+	case have < want:
+		return inProgress("LessReplicas", "Replicas: %d/%d", have, want), false
+	case updated < want:
+		return inProgress("LessUpdated", "Updated: %d/%d", updated, want), false
+	case have > want:
+		return inProgress("ExtraPods", "Pending termination: %d", have-want), false
+	case avail < updated:
+		return inProgress("LessAvailable", "Available: %d/%d", avail, updated), false
+	case ready < want:
+		return inProgress("LessReady", "Ready: %d/%d", ready, want), false
+	}
+	// Without a progress deadline the controller sets no Progressing
+	// condition.
+	_, hasDeadline := integer(obj, "spec", "progressDeadlineSeconds")
+	if d, _ := integer(obj, "spec", "progressDeadlineSeconds"); hasDeadline && d != math.MaxInt32 {
+		c := condition(obj, "Progressing")
+		if c == nil || str(c, "status") != "True" || str(c, "reason") != "NewReplicaSetAvailable" {
+			return inProgress("ReplicaSetNotAvailable", "ReplicaSet not Available"), false
+		}
+	}
+	if c := condition(obj, "Available"); c == nil || str(c, "status") != "True" {
+		return inProgress("DeploymentNotAvailable", "Deployment not Available"), false
+	}
+	return Result{}, true
 }
 
 func statefulSet(obj map[string]any) Result {
@@ -155,28 +201,69 @@ func statefulSet(obj map[string]any) Result {
 		return Result{Status: Current, Message: fmt.Sprintf("statefulset with OnDelete strategy: %d pods ready", want)}
 	}
 	msg, done, _ := statefulSetRollout(obj)
-	if done {
-		return Result{Status: Current, Message: msg}
+	if !done {
+		return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
 	}
-	return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
+	want := replicas(obj)
+	have, _ := integer(obj, "status", "replicas")
+	ready, _ := integer(obj, "status", "readyReplicas")
+	current, _ := integer(obj, "status", "currentReplicas")
+	switch _, partitioned := at(obj, "spec", "updateStrategy", "rollingUpdate", "partition"); {
+	case have < want:
+		return inProgress("LessReplicas", "Replicas: %d/%d", have, want)
+	case ready < want:
+		return inProgress("LessReady", "Ready: %d/%d", ready, want)
+	case have > want:
+		return inProgress("ExtraPods", "Pending termination: %d", have-want)
+	case !partitioned && current < want:
+		return inProgress("LessCurrent", "current: %d/%d", current, want)
+	case !partitioned && str(obj, "status", "currentRevision") != str(obj, "status", "updateRevision"):
+		return inProgress("RevisionMismatch", "Waiting for updated revision to match current")
+	}
+	return Result{Status: Current, Message: msg}
 }
 
 func daemonSet(obj map[string]any) Result {
+	if _, ok := integer(obj, "status", "observedGeneration"); !ok {
+		return inProgress("NoObservedGeneration", "DaemonSet status.observedGeneration not found")
+	}
 	if str(obj, "spec", "updateStrategy", "type") == "OnDelete" {
 		if r, stale := observed(obj, false, "Waiting for daemon set spec update to be observed..."); stale {
 			return r
 		}
-		desired, _ := integer(obj, "status", "desiredNumberScheduled")
-		if avail, _ := integer(obj, "status", "numberAvailable"); avail < desired {
-			return Result{Status: InProgress, Reason: "NotAvailable", Message: fmt.Sprintf("Waiting for daemon set %q: %d of %d pods are available...", str(obj, "metadata", "name"), avail, desired)}
+	} else {
+		msg, done, _ := daemonSetRollout(obj)
+		if !done {
+			return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
 		}
-		return Result{Status: Current, Message: fmt.Sprintf("daemon set %q with OnDelete strategy: %d pods available", str(obj, "metadata", "name"), desired)}
 	}
-	msg, done, _ := daemonSetRollout(obj)
-	if done {
-		return Result{Status: Current, Message: msg}
+	name := str(obj, "metadata", "name")
+	desired, ok := integer(obj, "status", "desiredNumberScheduled")
+	if !ok {
+		return inProgress("NoDesiredNumber", "Missing .status.desiredNumberScheduled")
 	}
-	return Result{Status: InProgress, Reason: rolloutReason(obj), Message: msg}
+	current, _ := integer(obj, "status", "currentNumberScheduled")
+	updated, _ := integer(obj, "status", "updatedNumberScheduled")
+	avail, _ := integer(obj, "status", "numberAvailable")
+	ready, _ := integer(obj, "status", "numberReady")
+	switch {
+	case current < desired:
+		return inProgress("LessCurrent", "Current: %d/%d", current, desired)
+	case updated < desired && str(obj, "spec", "updateStrategy", "type") != "OnDelete":
+		return inProgress("LessUpdated", "Updated: %d/%d", updated, desired)
+	case avail < desired:
+		return inProgress("LessAvailable", "Available: %d/%d", avail, desired)
+	case ready < desired:
+		return inProgress("LessReady", "Ready: %d/%d", ready, desired)
+	}
+	if str(obj, "spec", "updateStrategy", "type") == "OnDelete" {
+		return Result{Status: Current, Message: fmt.Sprintf("daemon set %q with OnDelete strategy: %d pods available", name, desired)}
+	}
+	return Result{Status: Current, Message: fmt.Sprintf("daemon set %q successfully rolled out", name)}
+}
+
+func inProgress(reason, format string, args ...any) Result {
+	return Result{Status: InProgress, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // observed reports a workload whose latest generation was not observed
@@ -207,19 +294,20 @@ func replicaSet(obj map[string]any) Result {
 	}
 	want := replicas(obj)
 	have, _ := integer(obj, "status", "replicas")
+	labelled, _ := integer(obj, "status", "fullyLabeledReplicas")
 	ready, _ := integer(obj, "status", "readyReplicas")
 	avail, _ := integer(obj, "status", "availableReplicas")
 	switch {
-	case have < want:
-		return Result{Status: InProgress, Reason: "LessReplicas", Message: fmt.Sprintf("Replicas: %d/%d", have, want)}
-	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: fmt.Sprintf("Ready: %d/%d", ready, want)}
+	case labelled < want:
+		return inProgress("LessLabelled", "Labelled: %d/%d", labelled, want)
 	case avail < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: fmt.Sprintf("Available: %d/%d", avail, want)}
+		return inProgress("LessAvailable", "Available: %d/%d", avail, want)
+	case ready < want:
+		return inProgress("LessReady", "Ready: %d/%d", ready, want)
 	case have > want:
-		return Result{Status: InProgress, Reason: "ExtraPods", Message: fmt.Sprintf("Pending termination: %d", have-want)}
+		return inProgress("ExtraPods", "Pending termination: %d", have-want)
 	}
-	return Result{Status: Current, Message: fmt.Sprintf("ReplicaSet is available. Replicas: %d", want)}
+	return Result{Status: Current, Message: fmt.Sprintf("ReplicaSet is available. Replicas: %d", have)}
 }
 
 func job(obj map[string]any) Result {
@@ -280,7 +368,7 @@ func pod(obj map[string]any) Result {
 			}
 		}
 	}
-	if c := condition(obj, "Ready"); c != nil && str(c, "status") == "True" {
+	if c := condition(obj, "Ready"); c != nil && str(c, "status") == "True" && phase == "Running" {
 		return Result{Status: Current, Message: "Pod is Ready"}
 	}
 	if c := condition(obj, "PodScheduled"); c != nil && str(c, "status") == "False" && str(c, "reason") == "Unschedulable" {
@@ -293,8 +381,8 @@ func pod(obj map[string]any) Result {
 }
 
 func service(obj map[string]any) Result {
-	if str(obj, "spec", "type") == "LoadBalancer" && len(list(obj, "status", "loadBalancer", "ingress")) == 0 {
-		return Result{Status: InProgress, Reason: "NoIngress", Message: "Waiting for the load balancer's ingress"}
+	if str(obj, "spec", "type") == "LoadBalancer" && str(obj, "spec", "clusterIP") == "" {
+		return inProgress("NoIPAssigned", "ClusterIP not set. Service type: LoadBalancer")
 	}
 	return Result{Status: Current, Message: "Service is ready"}
 }
@@ -314,10 +402,15 @@ func crd(obj map[string]any) Result {
 	if c := condition(obj, "NamesAccepted"); c != nil && str(c, "status") == "False" {
 		return Result{Status: Failed, Reason: or(str(c, "reason"), "NamesNotAccepted"), Message: str(c, "message")}
 	}
-	if c := condition(obj, "Established"); c != nil && str(c, "status") == "True" {
-		return Result{Status: Current, Message: "CRD is established"}
+	if c := condition(obj, "Established"); c != nil {
+		switch {
+		case str(c, "status") == "True":
+			return Result{Status: Current, Message: "CRD is established"}
+		case str(c, "status") == "False" && str(c, "reason") != "Installing":
+			return Result{Status: Failed, Reason: or(str(c, "reason"), "NotEstablished"), Message: str(c, "message")}
+		}
 	}
-	return Result{Status: InProgress, Reason: "NotEstablished", Message: "CRD is not established yet"}
+	return Result{Status: InProgress, Reason: "Installing", Message: "Install in progress"}
 }
 
 // replicas returns spec.replicas, 1 when absent.

@@ -12,7 +12,11 @@ func TestDeploymentRolloutLines(t *testing.T) {
 				"annotations": map[string]any{"deployment.kubernetes.io/revision": "2"}},
 			"spec": map[string]any{"replicas": spec},
 			"status": map[string]any{"observedGeneration": observed, "replicas": replicas,
-				"updatedReplicas": updated, "availableReplicas": available},
+				"updatedReplicas": updated, "availableReplicas": available, "readyReplicas": available,
+				"conditions": []any{
+					map[string]any{"type": "Available", "status": "True"},
+					map[string]any{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
+				}},
 		}
 		if reason != "" {
 			obj["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Progressing", "status": "False", "reason": reason}}
