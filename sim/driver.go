@@ -18,13 +18,14 @@ const noLimit = 100 * 365 * 24 * time.Hour
 
 // Until is RunUntil as a time driver of package wait (wait.Driver): it
 // fast-forwards the cluster until cond holds (true), for at most timeout of
-// cluster time (false when it passes); a timeout of zero or less means no
-// limit, and then the wait ends with ErrNothingDue when nothing is due any
+// cluster time (false when it passes; spans beyond a hundred years count
+// as a hundred years); a timeout of zero or less means no limit, and then the wait ends with ErrNothingDue when nothing is due any
 // more. An error of cond ends the wait with that error, after the cluster's
 // progress so far is committed.
 func (r *Runner) Until(ctx context.Context, cond func() (bool, error), timeout time.Duration) (bool, error) {
 	limit := timeout
-	if limit <= 0 {
+	if limit <= 0 || limit > noLimit {
+		// Saturated: a longer span would overflow the clock.
 		limit = noLimit
 	}
 	var stop error

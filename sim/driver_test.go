@@ -40,6 +40,13 @@ func TestUntilNoLimit(t *testing.T) {
 	if _, err := r.Until(ctx, func() (bool, error) { return false, boom }, time.Hour); !errors.Is(err, boom) {
 		t.Fatalf("cond error: %v", err)
 	}
+	before := clk.Now()
+	if met, err := r.Until(ctx, never, time.Duration(1<<63-1)); met || err != nil {
+		t.Fatalf("huge limit: %v %v", met, err)
+	}
+	if got := clk.Now().Sub(before); got <= 0 || got > 101*365*24*time.Hour {
+		t.Fatalf("a huge limit moved the clock by %s", got)
+	}
 	if met, err := r.Until(ctx, func() (bool, error) { return true, nil }, 0); !met || err != nil {
 		t.Fatalf("met: %v %v", met, err)
 	}
