@@ -95,6 +95,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		return fail(errOut, 1, err)
 	}
 	validation, _ := fieldValidation(o.Validate)
+	o.Warnings = errOut
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
 		return fail(errOut, 1, err)
@@ -160,7 +161,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 
 // check refuses what kubectl refuses before reading anything.
 func (o *ApplyOptions) check() error {
-	if len(o.Filenames) == 0 {
+	if !o.FilenameFlags.given() {
 		return fmt.Errorf("must specify one of -f and -k")
 	}
 	switch o.Output {

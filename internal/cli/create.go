@@ -126,7 +126,7 @@ func (o *WriteOptions) verb() (ing, ed string) {
 // Run creates or replaces the objects of the files.
 func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	errOut := o.g.ErrOut
-	if len(o.Filenames) == 0 {
+	if !o.FilenameFlags.given() {
 		return fail(errOut, 1, errors.New("must specify one of -f and -k"))
 	}
 	switch o.Output {
@@ -145,6 +145,7 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	if o.Subresource != "" && o.Subresource != "status" {
 		return fail(errOut, 1, fmt.Errorf("replace --subresource: only status is supported, not %q", o.Subresource))
 	}
+	o.Warnings = errOut
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
 		return fail(errOut, 1, err)

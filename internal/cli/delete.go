@@ -107,7 +107,8 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	var targets []target
 	var fileObjs []map[string]any
 	var fileSrc []string
-	if len(o.Filenames) > 0 {
+	if o.FilenameFlags.given() {
+		o.Warnings = o.g.ErrOut
 		objs, err := o.Read(ctx, o.g.In)
 		if err != nil {
 			return fail(errOut, 1, err)
@@ -126,7 +127,7 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	m := sess.Mapper()
 
 	var errs []error
-	if len(o.Filenames) > 0 {
+	if o.FilenameFlags.given() {
 		for i, obj := range fileObjs {
 			t, err := o.fileTarget(m, obj, fileSrc[i])
 			if err != nil {
@@ -172,6 +173,29 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		ignoreNotFound = true
 	}
 	warnClusterScope := o.g.NamespaceSet && !o.AllNamespaces
+	// Objects in a namespace that this command deletes before them: the
+	// embedded cluster deletes a namespace's content with it, where a
+	// real one's namespace controller takes it away after kubectl has
+	// deleted those objects itself; they were there, so they are reported
+	// deleted as kubectl reports them.
+	existed := map[string]bool{}
+	tkey := func(t target) string { return t.res.GVK.String() + "/" + t.namespace + "/" + t.name }
+	if dry == apply.DryRunNone && sess.Store != nil {
+		nsTargets := map[string]bool{}
+		for _, t := range targets {
+			if t.res.GVK.Group == "" && t.res.GVK.Kind == "Namespace" {
+				nsTargets[t.name] = true
+			}
+		}
+		for _, t := range targets {
+			if t.res.Namespaced && nsTargets[t.namespace] {
+				if _, err := sess.Cluster.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
+					existed[tkey(t)] = true
+				}
+			}
+		}
+	}
+	deletedNamespaces := map[string]bool{}
 	found := 0
 	run := func(c cluster.Interface) error {
 		for _, t := range targets {
@@ -181,6 +205,12 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 			}
 			if dry != apply.DryRunClient {
 				err := c.Delete(ctx, t.res.GVK, t.namespace, t.name, opts...)
+				if err != nil && cluster.IsNotFound(err) && existed[tkey(t)] && deletedNamespaces[t.namespace] {
+					err = nil
+				}
+				if err == nil && t.res.GVK.Group == "" && t.res.GVK.Kind == "Namespace" {
+					deletedNamespaces[t.name] = true
+				}
 				if err != nil {
 					if ignoreNotFound && cluster.IsNotFound(err) {
 						continue
@@ -194,10 +224,14 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 			}
 			found++
 			kindString := objref.KindGroup(t.res.GVK)
+			op := operation
+			if t.res.Namespaced {
+				op = strings.Replace(operation, "deleted", "deleted from "+t.namespace+" namespace", 1)
+			}
 			if o.Output == "name" {
 				fmt.Fprintf(out, "%s/%s\n", kindString, t.name)
 			} else {
-				fmt.Fprintf(out, "%s %q %s\n", kindString, t.name, operation)
+				fmt.Fprintf(out, "%s %q %s\n", kindString, t.name, op)
 			}
 		}
 		return nil
@@ -222,7 +256,7 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		}
 		return &ExitError{Code: 1}
 	}
-	if found == 0 && len(o.Filenames) == 0 {
+	if found == 0 && !o.FilenameFlags.given() {
 		fmt.Fprintln(out, "No resources found")
 	}
 	return nil
@@ -277,7 +311,7 @@ func (o *DeleteOptions) validate(args []string) error {
 	if err := checkSelector(o.Selector); err != nil {
 		return err
 	}
-	if len(o.Filenames) > 0 {
+	if o.FilenameFlags.given() {
 		if len(args) > 0 {
 			return errors.New("Unexpected args: " + fmt.Sprint(args) + "\nSee 'konverge delete -h' for help and examples")
 		}

@@ -86,7 +86,7 @@ konverge or the diff program failed.`,
 func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	errOut := o.g.ErrOut
 	const errCode = 2
-	if len(o.Filenames) == 0 {
+	if !o.FilenameFlags.given() {
 		return fail(errOut, errCode, fmt.Errorf("must specify one of -f and -k"))
 	}
 	switch o.Output {
@@ -101,6 +101,7 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	if err := checkSelector(o.Selector); err != nil {
 		return fail(errOut, errCode, err)
 	}
+	o.Warnings = errOut
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
 		return fail(errOut, errCode, err)

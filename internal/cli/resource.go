@@ -243,7 +243,8 @@ func failOne(w io.Writer, err error) error { return reportErrors(w, []error{err}
 func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFlags, args []string, labelSel string, all bool) ([]gotObject, []error) {
 	var out []gotObject
 	var errs []error
-	if len(ff.Filenames) > 0 {
+	if ff.given() {
+		ff.Warnings = g.ErrOut
 		objs, err := ff.Read(ctx, g.In)
 		if err != nil {
 			return nil, []error{err}

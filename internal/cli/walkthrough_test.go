@@ -160,7 +160,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	}
 
 	// kubectl delete -f <file>.
-	if got := run("delete", "-f", dir+"update_deployment.yaml"); got != "deployment.apps \"nginx-deployment\" deleted\n" {
+	if got := run("delete", "-f", dir+"update_deployment.yaml"); got != "deployment.apps \"nginx-deployment\" deleted from default namespace\n" {
 		t.Errorf("delete: %q", got)
 	}
 	if _, err := getObject(t, state, deploymentGVK, "default", "nginx-deployment"); !cluster.IsNotFound(err) {

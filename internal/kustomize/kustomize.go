@@ -17,15 +17,31 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
+
+// Options tune a build. The zero value builds as kubectl -k does.
+type Options struct {
+	// LoadFilesOutsideRoot lets the kustomization read files outside its
+	// directory (kustomize's --load-restrictor LoadRestrictionsNone).
+	LoadFilesOutsideRoot bool
+}
 
 // Build runs the kustomization in dir and returns its resources as a YAML
 // stream ("---" between documents), as kubectl kustomize prints them. The
 // library's warnings (deprecated fields) go to warn (nil: discarded).
 func Build(dir string, warn io.Writer) ([]byte, error) {
+	return BuildWith(dir, warn, Options{})
+}
+
+// BuildWith is Build with options.
+func BuildWith(dir string, warn io.Writer, o Options) ([]byte, error) {
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
+	if o.LoadFilesOutsideRoot {
+		opts.LoadRestrictions = types.LoadRestrictionsNone
+	}
 	k := krusty.MakeKustomizer(opts)
 	var out []byte
 	err := captureStderr(warn, func() error {
