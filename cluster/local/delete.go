@@ -403,10 +403,62 @@ func (t *txn) collectGarbage(d objKey) error {
 		policy = cluster.Foreground
 	case waiting && len(t.dependents(metaString(obj, "uid"))) > 0:
 		policy = cluster.Foreground
+		// A dependent of this one deleting its own dependents already
+		// may be one of its owners (a cycle): as the real garbage
+		// collector does, its references stop blocking their owners,
+		// so that the cycle can go.
+		cyclic, err := t.dependentDeletingDependents(metaString(obj, "uid"))
+		if err != nil {
+			return err
+		}
+		if cyclic && unblockOwnerRefs(obj) {
+			if err := t.save(d, obj, rec); err != nil {
+				return err
+			}
+			if rec, err = t.load(d); err != nil || rec == nil {
+				return err
+			}
+		}
 	default:
 		policy = cluster.Background
 	}
 	return t.deleteObject(d, rec, policy, nil)
+}
+
+// dependentDeletingDependents reports a dependent of uid that is being
+// deleted in the foreground.
+func (t *txn) dependentDeletingDependents(uid string) (bool, error) {
+	for _, k := range t.dependents(uid) {
+		rec, err := t.load(k)
+		if err != nil {
+			return false, err
+		}
+		if rec != nil && isDeleting(rec.obj) && hasFinalizer(rec.obj, finalizerForeground) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// unblockOwnerRefs sets blockOwnerDeletion false on the references that
+// had it, and reports whether there was one.
+func unblockOwnerRefs(obj map[string]any) bool {
+	list, _ := metadata(obj)["ownerReferences"].([]any)
+	changed := false
+	for i, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok || m["blockOwnerDeletion"] != true {
+			continue
+		}
+		next := make(map[string]any, len(m))
+		for k, v := range m {
+			next[k] = v
+		}
+		next["blockOwnerDeletion"] = false
+		list[i] = next
+		changed = true
+	}
+	return changed
 }
 
 // orphanDependents removes the ownerReferences to uid from its dependents.
