@@ -1,8 +1,6 @@
 package defaults
 
 import (
-	"strconv"
-
 	"github.com/konverge/konverge/quantity"
 )
 
@@ -15,31 +13,19 @@ func normalizeQuantity(v any) (any, error) {
 
 // roundUpMilli rounds a canonical quantity up to milli-units, as
 // SetDefaults_ResourceList does for requests, limits and the other
-// resource lists ("100u" -> "1m", "1.0001m" -> "2m"). Values already whole
-// in milli-units, and values that are not quantities, are kept as they are.
+// resource lists ("100u" -> "1m", "1.0001m" -> "2m"), with
+// Quantity.RoundUp's exact arithmetic, whatever the size of the value.
+// Values that are not quantities are kept as they are.
 func roundUpMilli(v any) any {
 	s, ok := v.(string)
 	if !ok {
 		return v
 	}
 	q, err := quantity.Parse(s)
-	if err != nil || q.Sign() <= 0 {
-		return v
-	}
-	milli := q.MilliValue() // rounds up, as Quantity.ScaledValue does
-	exact, err := quantity.Parse(strconv.FormatInt(milli, 10) + "m")
-	if err != nil || exact.Cmp(q) == 0 {
-		return v
-	}
-	text := strconv.FormatInt(milli, 10) + "m"
-	if q.Format() == quantity.DecimalExponent {
-		text = strconv.FormatInt(milli, 10) + "e-3"
-	}
-	c, err := quantity.Canonical(text)
 	if err != nil {
 		return v
 	}
-	return c
+	return q.RoundUp(-3).String()
 }
 
 // resourceList applies SetDefaults_ResourceList to the list m[key].

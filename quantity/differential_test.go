@@ -294,3 +294,30 @@ func FuzzCanonical(f *testing.F) {
 		compareQuantity(t, s)
 	})
 }
+
+// RoundUp(-3), what the API server does to every resource list, gives
+// what Quantity.RoundUp gives, on the corpus and random quantities.
+func TestRoundUpDifferential(t *testing.T) {
+	inputs := append([]string{}, quantityCorpus...)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		inputs = append(inputs, randomQuantity(rng))
+	}
+	for _, s := range inputs {
+		if referenceTooSlow(s) || hugeExponent(s) {
+			continue
+		}
+		ref, rerr := resource.ParseQuantity(s)
+		q, err := quantity.Parse(s)
+		if rerr != nil || err != nil {
+			continue
+		}
+		for _, scale := range []int32{-3, 0, -9, 3} {
+			r := ref.DeepCopy()
+			r.RoundUp(resource.Scale(scale))
+			if got, want := q.RoundUp(scale).String(), r.String(); got != want {
+				t.Errorf("RoundUp(%q, %d) = %q, want %q", s, scale, got, want)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 const (
@@ -289,6 +290,26 @@ func removeBigFactors(d, factor *big.Int) (*big.Int, int64) {
 	d = new(big.Int).Set(d)
 	if d.Sign() == 0 {
 		return d, 0
+	}
+	// The factors of ten and 1024 at once, from the digits and the bits:
+	// dividing one at a time is quadratic in the length of the number.
+	switch {
+	case factor.Cmp(bigTen) == 0:
+		s := d.Text(10)
+		t := strings.TrimRight(s, "0")
+		if times := len(s) - len(t); times > 0 {
+			d.SetString(t, 10)
+			return d, int64(times)
+		}
+		return d, 0
+	case factor.Cmp(big1024) == 0:
+		times := new(big.Int).Abs(d).TrailingZeroBits() / 10
+		neg := d.Sign() < 0
+		d.Abs(d).Rsh(d, times*10)
+		if neg {
+			d.Neg(d)
+		}
+		return d, int64(times)
 	}
 	var times int64
 	q, m := new(big.Int), new(big.Int)

@@ -499,3 +499,46 @@ func scanDecimal(s string) (*big.Int, int32, bool) {
 	}
 	return u, scale, true
 }
+
+// RoundUp returns the quantity rounded up, away from zero, to a multiple of
+// 10^scale, as Quantity.RoundUp does: what kube-apiserver's defaulting does
+// to every resource list with scale -3 ("0.1n" is stored "1m"). A quantity
+// already that coarse is returned as it is, written as it was, but one
+// apimachinery holds as an inf.Dec (more than 18 digits, or an exponent)
+// is written again in canonical form, as Quantity.RoundUp clears it.
+func (q Quantity) RoundUp(scale int32) Quantity {
+	if q.dec == nil {
+		if q.scale >= scale {
+			return q
+		}
+		v, _ := negativeScaleInt64(q.i, scale-q.scale)
+		r := Quantity{i: v, scale: scale, format: q.format}
+		r.s = r.canonicalize()
+		return r
+	}
+	c, e := q.coefExp()
+	coef := new(big.Int).Set(c)
+	if e < int64(scale) && coef.Sign() != 0 {
+		// Round away from zero at 10^scale: the value's digits below it
+		// go, and a non-zero remainder adds one.
+		drop := int64(scale) - e
+		neg := coef.Sign() < 0
+		coef.Abs(coef)
+		if drop > int64(digits(coef)) {
+			coef.SetInt64(1)
+		} else {
+			var rem big.Int
+			coef.QuoRem(coef, pow10(drop), &rem)
+			if rem.Sign() != 0 {
+				coef.Add(coef, bigOne)
+			}
+		}
+		if neg {
+			coef.Neg(coef)
+		}
+		e = int64(scale)
+	}
+	r := Quantity{dec: &decimal{coef: coef, k: e}, format: q.format}
+	r.s = r.canonicalize()
+	return r
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -252,4 +253,32 @@ func BenchmarkParse(b *testing.B) {
 			_ = q.String()
 		}
 	})
+}
+
+// Quantities that apimachinery's arithmetic does not finish on (long
+// numbers, huge exponents) parse, print and round at once here (a
+// generous watchdog, not a timing).
+func TestExtremeQuantitiesFinish(t *testing.T) {
+	inputs := []string{
+		"1" + strings.Repeat("0", 200000), strings.Repeat("9", 20000) + "e-5000", "0." + strings.Repeat("0", 100000) + "1",
+		"12345678901234567890e2147483647", "99999999999999999999e-2147483648", "1234567890123456789e1000000",
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, s := range inputs {
+			q, err := quantity.Parse(s)
+			if err != nil {
+				t.Errorf("%.20q: %v", s, err)
+				continue
+			}
+			_ = q.String()
+			_ = q.RoundUp(-3).String()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("parsing extreme quantities did not finish")
+	}
 }
