@@ -41,7 +41,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/kube"
@@ -228,6 +236,7 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 	}
 	loadBefore := loadAverage()
 	walls := make([][2][]time.Duration, len(steps))
+	var ceilings []time.Duration
 	notes := make([][]string, len(steps))
 	ok := true
 	for r := range runs {
@@ -302,8 +311,20 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 				notes[i] = append(notes[i], strings.Join(problems, ", "))
 			}
 		}
+		// The server's ceiling for the first apply: a bare client-go
+		// program sending the same objects, dry runs first, 16 at a time,
+		// without a process to start or files to read.
+		nsB := fmt.Sprintf("ceiling-%d-%d", n, r)
+		if _, errOut, code := cfg.run(cfg.kubectl, "create", "namespace", nsB); code != 0 {
+			log.Fatalf("create namespace %s: %s", nsB, errOut)
+		}
+		d, err := ceiling(cfg.kubeconfig, v1, nsB, 16)
+		if err != nil {
+			log.Fatalf("ceiling: %v", err)
+		}
+		ceilings = append(ceilings, d)
 		if !keep {
-			for _, ns := range []string{nsK, nsC} {
+			for _, ns := range []string{nsK, nsC, nsB} {
 				if err := clear(c, ns); err != nil {
 					log.Printf("clearing %s: %v", ns, err)
 				}
@@ -322,6 +343,7 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 		k := median(walls[i][0])
 		fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx  %s\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/v.Seconds(), strings.Join(notes[i], "; "))
 	}
+	fmt.Printf("first apply by a bare client-go program (the same objects, dry runs first, 16 at a time, no process start): %.2fs\n", median(ceilings).Seconds())
 	return ok
 }
 
@@ -447,6 +469,87 @@ func clear(c *kube.Cluster, ns string) error {
 		}
 	}
 	return nil
+}
+
+// ceiling creates the objects of dir in namespace ns as fast as client-go
+// can with workers requests in flight, without a client-side limit: every
+// object first as a dry run, then for real. It returns the time of the
+// requests alone.
+func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
+	cfg, err := kube.RESTConfig(kubeconfig, "")
+	if err != nil {
+		return 0, err
+	}
+	cfg.QPS = -1
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return 0, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return 0, err
+	}
+	resources := map[string]k8sschema.GroupVersionResource{
+		"Deployment": {Group: "apps", Version: "v1", Resource: "deployments"},
+		"Service":    {Version: "v1", Resource: "services"},
+		"ConfigMap":  {Version: "v1", Resource: "configmaps"},
+	}
+	type object struct {
+		gvr k8sschema.GroupVersionResource
+		u   *unstructured.Unstructured
+	}
+	var objs []object
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		for _, doc := range strings.Split(string(b), "---\n") {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			j, err := yaml.YAMLToJSON([]byte(doc))
+			if err != nil {
+				return 0, err
+			}
+			m, err := value.DecodeObject(j)
+			if err != nil {
+				return 0, err
+			}
+			u := &unstructured.Unstructured{Object: m}
+			u.SetNamespace(ns)
+			objs = append(objs, object{resources[u.GetKind()], u})
+		}
+	}
+	ctx := context.Background()
+	start := time.Now()
+	for _, dry := range []bool{true, false} {
+		opts := metav1.CreateOptions{FieldManager: "kubectl-client-side-apply"}
+		if dry {
+			opts.DryRun = []string{metav1.DryRunAll}
+		}
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		errs := make([]error, len(objs))
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(objs) {
+						return
+					}
+					_, errs[i] = dyn.Resource(objs[i].gvr).Namespace(ns).Create(ctx, objs[i].u, opts)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
 }
 
 // count returns how many of n objects are of kind k (0 Deployment,
