@@ -210,7 +210,9 @@ func (r *Runner) Settle(ctx context.Context) (time.Time, error) {
 //
 // Over a span longer than twice CatchUp, the first CatchUp and the last
 // are run due time by due time and the middle is crossed at once (unless a
-// controller has a Scheduled time in it, a CronJob's schedule): the
+// controller has a Scheduled time before t, a CronJob's schedule: then
+// every due time is run, since what happens at the schedule depends on all
+// that came before): the
 // cluster at t is the same (the kubelet's pods are a function of the
 // time; the controllers act on them at t - CatchUp and on), what passed in
 // the middle is not replayed (a crash loop's restarts are counted, not
@@ -229,7 +231,7 @@ func (r *Runner) AdvanceTo(ctx context.Context, t time.Time) error {
 				return err
 			}
 			if !jumped && next.Sub(start) > window && t.Sub(next) > window &&
-				(r.scheduled.IsZero() || r.scheduled.After(t.Add(-window))) {
+				(r.scheduled.IsZero() || r.scheduled.After(t)) {
 				// The middle of a long catch-up: go on from the last
 				// window before t.
 				jumped = true

@@ -245,7 +245,14 @@ func sortByStartTime(jobs []map[string]any) {
 
 // deleteJob deletes a Job (background propagation) and its reference in
 // the active list.
+//
+// The event is recorded before the deletion (upstream records it after a
+// successful one): the deletion takes the Job's pods with it in the
+// embedded store, after which reading the Events again costs far more.
+// A deletion that fails is the only case where the order shows, with a
+// FailedDelete right after.
 func (s *syncer) deleteJob(ctx context.Context, j map[string]any) bool {
+	s.record(ctx, event.Normal, "SuccessfulDelete", "Deleted job "+kobj.Name(j))
 	err := s.c.Delete(ctx, kobj.JobGVK, kobj.Namespace(j), kobj.Name(j), cluster.Background)
 	if err != nil && !cluster.IsNotFound(err) {
 		s.record(ctx, event.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
@@ -253,7 +260,6 @@ func (s *syncer) deleteJob(ctx context.Context, j map[string]any) bool {
 	}
 	s.changed = true
 	s.removeActive(kobj.UID(j))
-	s.record(ctx, event.Normal, "SuccessfulDelete", "Deleted job "+kobj.Name(j))
 	return true
 }
 

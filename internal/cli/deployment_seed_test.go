@@ -335,7 +335,7 @@ func TestSeedDeploymentCreateUpdateRollback(t *testing.T) {
 
 	// Rolling back to a previous revision.
 	out, errOut, _ = c.run("rollout", "undo", "deployment/nginx-deployment")
-	if out != "deployment.apps/nginx-deployment rolled back\n" || !strings.HasPrefix(errOut, "Warning: resource deployments.apps/nginx-deployment was previously managed with 'konverge apply'.") {
+	if out != "deployment.apps/nginx-deployment rolled back\n" || !strings.HasPrefix(errOut, "Warning: resource deployments/nginx-deployment was previously managed with 'konverge apply'.") {
 		t.Errorf("rollout undo: %q %q", out, errOut)
 	}
 	c.ok("rollout", "status", "deployment/nginx-deployment")

@@ -50,21 +50,41 @@ kubelet have work due, instead of sleeping; --timeout is cluster time.`,
 	return cmd
 }
 
-// rolloutTargets resolves the Deployments args name in the session.
-func rolloutTargets(ctx context.Context, g *Globals, sess *Session, args []string, labelSel string) ([]gotObject, []error) {
+// rolloutTargets resolves the objects args name in the session for a
+// rollout subcommand: Deployments, and for history, undo and restart also
+// StatefulSets and DaemonSets (verb names the subcommand in kubectl's
+// error for the others: "pausing", "resuming", ...).
+func rolloutTargets(ctx context.Context, g *Globals, sess *Session, args []string, labelSel string, verb string) ([]gotObject, []error) {
 	if len(args) == 0 {
 		return nil, []error{errors.New("required resource not specified")}
 	}
 	targets, errs := selectTargets(ctx, g, sess, FilenameFlags{}, args, labelSel, false)
 	var out []gotObject
 	for _, t := range targets {
-		if t.res.GVK.Group != "apps" || t.res.GVK.Kind != "Deployment" {
-			errs = append(errs, fmt.Errorf("no rollout support for %s %q in konverge (only Deployments)", t.res.GVK.Kind, printer.Str(t.obj, "metadata", "name")))
-			continue
+		gk := t.res.GVK
+		switch {
+		case gk.Group == "apps" && gk.Kind == "Deployment":
+			out = append(out, t)
+		case gk.Group == "apps" && (gk.Kind == "StatefulSet" || gk.Kind == "DaemonSet") && verb != "pausing" && verb != "resuming":
+			out = append(out, t)
+		case verb == "history viewing":
+			errs = append(errs, fmt.Errorf("no history viewer has been implemented for %q", kindGroup(gk)))
+		case verb == "rollback":
+			errs = append(errs, fmt.Errorf("no rollbacker has been implemented for %q", kindGroup(gk)))
+		default:
+			errs = append(errs, fmt.Errorf("%s %q %s is not supported", resourceString(t.res), printer.Str(t.obj, "metadata", "name"), verb))
 		}
-		out = append(out, t)
 	}
 	return out, errs
+}
+
+// kindGroup is "Job.batch" (or "Pod" for the core group), as kubectl
+// names a kind in its errors.
+func kindGroup(gvk schema.GVK) string {
+	if gvk.Group == "" {
+		return gvk.Kind
+	}
+	return gvk.Kind + "." + gvk.Group
 }
 
 // --- status -----------------------------------------------------------
@@ -347,9 +367,13 @@ func runRolloutHistory(ctx context.Context, g *Globals, args []string, revision 
 		return failOne(g.ErrOut, err)
 	}
 	defer sess.Close(ctx)
-	targets, errs := rolloutTargets(ctx, g, sess, args, sel)
+	targets, errs := rolloutTargets(ctx, g, sess, args, sel, "history viewing")
 	for _, t := range targets {
-		h, err := viewHistory(ctx, sess.Cluster, t.obj, revision)
+		view := viewHistory
+		if t.res.GVK.Kind != "Deployment" {
+			view = viewRevisionHistory
+		}
+		h, err := view(ctx, sess.Cluster, t.obj, revision)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -392,17 +416,25 @@ func runRolloutUndo(ctx context.Context, g *Globals, args []string, toRevision i
 		return failOne(g.ErrOut, err)
 	}
 	defer sess.Close(ctx)
-	targets, errs := rolloutTargets(ctx, g, sess, args, sel)
+	targets, errs := rolloutTargets(ctx, g, sess, args, sel, "rollback")
 	for _, t := range targets {
 		md := printer.Map(t.obj, "metadata")
 		ref := objectRef(t.res, printer.Str(md, "name"))
 		if _, ok := printer.StringMap(md, "annotations")[lastapplied.Annotation]; ok {
 			fmt.Fprintf(g.ErrOut, "Warning: resource %s was previously managed with 'konverge apply'. Rolling back will not update the %s annotation, which may cause unexpected behavior on future 'konverge apply' operations. Consider using 'konverge apply' with your previous configuration file instead.\n",
-				resourceString(t.res)+"/"+printer.Str(md, "name"), lastapplied.Annotation)
+				t.res.Plural+"/"+printer.Str(md, "name"), lastapplied.Annotation)
 		}
-		err := deployment.Rollback(ctx, sess.Cluster, printer.Str(md, "namespace"), printer.Str(md, "name"), toRevision, sess.now())
+		var err error
+		if t.res.GVK.Kind == "Deployment" {
+			err = deployment.Rollback(ctx, sess.Cluster, printer.Str(md, "namespace"), printer.Str(md, "name"), toRevision, sess.now())
+		} else {
+			err = rollbackRevision(ctx, sess.Cluster, t.res.GVK, t.obj, toRevision)
+		}
 		var skipped *deployment.SkippedError
+		var skippedRev *errRollbackSkipped
 		switch {
+		case errors.As(err, &skippedRev):
+			fmt.Fprintf(g.Out, "%s %s\n", ref, skippedRev.Error())
 		case errors.As(err, &skipped):
 			fmt.Fprintf(g.Out, "%s %s\n", ref, skipped.Error())
 		case err != nil:
@@ -453,7 +485,11 @@ func runRolloutPause(ctx context.Context, g *Globals, args []string, sel string,
 		return failOne(g.ErrOut, err)
 	}
 	defer sess.Close(ctx)
-	targets, errs := rolloutTargets(ctx, g, sess, args, sel)
+	verb := "resuming"
+	if pause {
+		verb = "pausing"
+	}
+	targets, errs := rolloutTargets(ctx, g, sess, args, sel, verb)
 	for _, t := range targets {
 		md := printer.Map(t.obj, "metadata")
 		name := printer.Str(md, "name")
@@ -509,12 +545,12 @@ func runRolloutRestart(ctx context.Context, g *Globals, args []string, sel, mana
 		return failOne(g.ErrOut, err)
 	}
 	defer sess.Close(ctx)
-	targets, errs := rolloutTargets(ctx, g, sess, args, sel)
+	targets, errs := rolloutTargets(ctx, g, sess, args, sel, "restarting")
 	now := sess.now().Format(time.RFC3339)
 	for _, t := range targets {
 		md := printer.Map(t.obj, "metadata")
 		name := printer.Str(md, "name")
-		if printer.Bool(t.obj, "spec", "paused") {
+		if t.res.GVK.Kind == "Deployment" && printer.Bool(t.obj, "spec", "paused") {
 			errs = append(errs, fmt.Errorf("%s %q can't restart paused deployment (run rollout resume first)", resourceString(t.res), name))
 			continue
 		}

@@ -1,6 +1,7 @@
 // Package describe prints Kubernetes objects as kubectl describe does:
-// kubectl 1.37's layouts for Deployments, ReplicaSets, Pods, Services,
-// ConfigMaps, Secrets, Namespaces and ServiceAccounts, a generic layout
+// kubectl 1.37's layouts for Deployments, ReplicaSets, StatefulSets,
+// DaemonSets, Jobs, CronJobs, Pods, Services, ConfigMaps, Secrets,
+// Namespaces and ServiceAccounts, a generic layout
 // (every field, labelled as kubectl labels them) for the other kinds, and
 // the events whose involvedObject is the object.
 //
@@ -69,6 +70,14 @@ func Describe(ctx context.Context, c cluster.Reader, res cluster.Resource, obj m
 		err = d.namespace()
 	case "/ServiceAccount":
 		err = d.serviceAccount()
+	case "apps/StatefulSet":
+		err = d.statefulSet()
+	case "apps/DaemonSet":
+		err = d.daemonSet()
+	case "batch/Job":
+		err = d.job()
+	case "batch/CronJob":
+		err = d.cronJob()
 	default:
 		err = d.generic()
 	}
