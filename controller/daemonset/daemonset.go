@@ -509,8 +509,9 @@ func (s *syncer) newPod(node, hash string) map[string]any {
 	var name string
 	for n := 0; ; n++ {
 		// Drawn from the DaemonSet, the time and a counter: a new pod
-		// does not take the name of the one it replaces.
-		name = prefix + kobj.ShortName(5, kobj.UID(s.ds), strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
+		// does not take the name of the one it replaces, and the same
+		// cluster at the same time names it the same.
+		name = prefix + kobj.ShortName(5, ns, dsName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
 		if !s.names[[2]string{ns, name}] {
 			break
 		}

@@ -263,7 +263,7 @@ func (s *syncer) createPod(ctx context.Context, ix int, jc *jobCtx) error {
 	ns := kobj.Namespace(s.job)
 	var name string
 	for n := 0; ; n++ {
-		name = prefix + kobj.ShortName(5, kobj.UID(s.job), strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
+		name = prefix + kobj.ShortName(5, ns, jobName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
 		if !s.names[[2]string{ns, name}] {
 			break
 		}
