@@ -17,18 +17,27 @@ import (
 func (t *txn) serverSideApply(res cluster.Resource, gvk schema.GVK, namespace, name string, data []byte, o cluster.PatchOptions) (map[string]any, error) {
 	// As kube-apiserver: YAML to JSON, decoded, and, after the merge,
 	// decoded strictly (duplicate fields), as kubectl asks with
-	// fieldValidation=Strict.
+	// fieldValidation=Strict. The store's decoder refuses duplicates and
+	// what is not an object: only then does the slower decoding of the API
+	// server run, for its messages.
 	j, err := utilyaml.ToJSON(data)
 	if err != nil {
 		return nil, cluster.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
 	}
-	var decoded map[string]any
-	if err := utilyaml.Unmarshal(j, &decoded); err != nil {
-		return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-	}
 	patch, err := value.DecodeObject(j)
-	if err != nil {
-		return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	strict := err == nil
+	if !strict {
+		var decoded map[string]any
+		if err := utilyaml.Unmarshal(j, &decoded); err != nil {
+			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		b, err := value.Encode(decoded)
+		if err != nil {
+			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if patch, err = value.DecodeObject(b); err != nil {
+			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
 	}
 	if patch == nil {
 		patch = map[string]any{}
@@ -51,8 +60,16 @@ func (t *txn) serverSideApply(res cluster.Resource, gvk schema.GVK, namespace, n
 	if err != nil {
 		return nil, err
 	}
-	if err := utilyaml.UnmarshalStrict(j, &map[string]any{}); err != nil {
-		return nil, cluster.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+	if !strict {
+		if err := utilyaml.UnmarshalStrict(j, &map[string]any{}); err != nil {
+			switch cluster.FieldValidation(o.FieldValidation) {
+			case cluster.FieldValidationStrict:
+				return nil, cluster.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+			case cluster.FieldValidationIgnore:
+			default:
+				t.warnings = append(t.warnings, err.Error())
+			}
+		}
 	}
 	t.request = writeRequest{manager: o.FieldManager, subresource: o.Subresource, applied: true}
 	md := metadata(obj)

@@ -159,6 +159,8 @@ func TestServerSideApplyErrors(t *testing.T) {
 			`error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}`},
 		{"force on a merge patch", "", []cluster.PatchOption{cluster.FieldOwner("m"), cluster.ForceOwnership}, cluster.ReasonInvalid,
 			`PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`},
+		{"duplicate field", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c1"},"data":{"a":"1","a":"2"}}`, []cluster.PatchOption{cluster.FieldOwner("m"), cluster.FieldValidationStrict}, cluster.ReasonBadRequest,
+			"error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key \"a\" already set in map"},
 		{"long field manager", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1}\n", []cluster.PatchOption{cluster.FieldOwner(strings.Repeat("m", 129))}, cluster.ReasonInvalid,
 			`PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes`},
 	}
