@@ -412,19 +412,18 @@ func (m *timeMarkers) restore(obj map[string]any, now string) error {
 		delete(md, "managedFields")
 		return nil
 	}
-	data, err := value.Encode(raw)
-	if err != nil {
-		return fmt.Errorf("local: encode managedFields: %w", err)
+	// The field manager encodes entries as maps of strings, fieldsV1 as
+	// maps of maps: the store's representation already. The entries are
+	// the field manager's own, or marked copies.
+	list, ok := raw.([]any)
+	if !ok {
+		return fmt.Errorf("local: managedFields are a %T", raw)
 	}
-	v, err := value.Decode(data)
-	if err != nil {
-		return fmt.Errorf("local: decode managedFields: %w", err)
-	}
-	list, _ := v.([]any)
 	if len(list) == 0 {
 		delete(md, "managedFields")
 		return nil
 	}
+	list = append([]any(nil), list...)
 	for _, x := range list {
 		e, ok := x.(map[string]any)
 		if !ok {

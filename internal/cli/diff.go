@@ -144,7 +144,10 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	report, err := diff.New(sess.Cluster, opts).Run(ctx, objs)
 	progress.Close()
 	if err != nil {
-		return fail(errOut, diff.ExitCode(nil, err), err)
+		for _, line := range diffErrorLines(err, o.ServerSide) {
+			fmt.Fprintln(errOut, line)
+		}
+		return &ExitError{Code: diff.ExitCode(nil, err)}
 	}
 	if err := sess.Close(ctx); err != nil {
 		return fail(errOut, errCode, err)

@@ -38,7 +38,9 @@ func (p *PrintFlags) ToPrinter(allowed []string, noHeaders bool, operation strin
 	if err != nil {
 		return nil, err
 	}
-	if p.ShowManagedFields {
+	// kubectl leaves managedFields out of JSON and YAML only; jsonpath and
+	// templates see them.
+	if p.ShowManagedFields || (p.Output != "json" && p.Output != "yaml") {
 		return op, nil
 	}
 	return managedFieldsStripper{op}, nil

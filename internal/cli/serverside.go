@@ -68,3 +68,27 @@ func serverSideErrorText(err error) string {
 	}
 	return "error: " + err.Error()
 }
+
+// diffErrorLines returns what kubectl diff prints for the error of a
+// server-side diff: each object's error as the server answered it, a
+// conflict without apply's advice.
+func diffErrorLines(err error, serverSide bool) []string {
+	var oe *apply.OptionsError
+	if errors.As(err, &oe) {
+		return []string{"error: " + oe.Err.Error()}
+	}
+	var ae apply.Errors
+	if !serverSide || !errors.As(err, &ae) {
+		return errorLines(err)
+	}
+	out := make([]string, 0, len(ae))
+	for _, e := range ae {
+		var se *cluster.StatusError
+		if errors.As(e.Err, &se) {
+			out = append(out, errorText(se))
+			continue
+		}
+		out = append(out, "error: "+e.Err.Error())
+	}
+	return out
+}
