@@ -32,7 +32,9 @@ func Get(obj map[string]any) (map[string]any, error) {
 }
 
 // Encode returns the annotation's value for config as kubectl writes it: the
-// config with metadata.annotations present (empty if it had none) and
+// config with metadata.annotations present (empty if it had none or had
+// null), a null annotation value turned into "" (kubectl reads annotations
+// as strings before it writes them back; labels keep their nulls), and
 // without the annotation itself, as compact JSON with sorted keys, followed
 // by a newline.
 func Encode(config map[string]any) (string, error) {
@@ -46,8 +48,9 @@ func Encode(config map[string]any) (string, error) {
 
 // Set returns a copy of config that carries its own last-applied annotation:
 // the object that kubectl apply sends (the "modified" side of the three-way
-// merge). config is not modified; the copy shares everything but metadata
-// and its annotations with it.
+// merge), with its null annotation values turned into "" as in Encode.
+// config is not modified; the copy shares everything but metadata and its
+// annotations with it.
 func Set(config map[string]any) (map[string]any, error) {
 	s, err := Encode(config)
 	if err != nil {
@@ -73,7 +76,9 @@ func annotations(obj map[string]any) map[string]any {
 }
 
 // withAnnotation copies obj, its metadata and its annotations, with the
-// annotation set to *v, or removed when v is nil.
+// annotation set to *v, or removed when v is nil. As kubectl's accessor
+// (unstructured GetAnnotations/SetAnnotations), it writes a null value back
+// as "".
 func withAnnotation(obj map[string]any, v *string) map[string]any {
 	out := make(map[string]any, len(obj)+1)
 	for k, x := range obj {
@@ -87,9 +92,13 @@ func withAnnotation(obj map[string]any, v *string) map[string]any {
 	old, _ := md["annotations"].(map[string]any)
 	ann := make(map[string]any, len(old)+1)
 	for k, x := range old {
-		if k != Annotation {
-			ann[k] = x
+		if k == Annotation {
+			continue
 		}
+		if x == nil {
+			x = ""
+		}
+		ann[k] = x
 	}
 	if v != nil {
 		ann[Annotation] = *v
