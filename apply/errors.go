@@ -27,11 +27,18 @@ type ObjectError struct {
 	Err    error
 	// msg is Err's message with Secret values masked.
 	msg string
+	// secret is the config of a Secret, whose values Redact masks.
+	secret map[string]any
 }
 
 func newObjectError(src manifest.Source, ref objref.Ref, err error, secret map[string]any) *ObjectError {
-	return &ObjectError{Source: src, Ref: ref, Err: err, msg: redact(causeText(err), secret)}
+	return &ObjectError{Source: src, Ref: ref, Err: err, msg: redact(causeText(err), secret), secret: secret}
 }
+
+// Redact returns s with the values of the object's Secret data and
+// stringData masked, as the error's own message is: for a caller that
+// words the cause its own way (a command printing an API error's causes).
+func (e *ObjectError) Redact(s string) string { return redact(s, e.secret) }
 
 func (e *ObjectError) Error() string {
 	msg := e.msg

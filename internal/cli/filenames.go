@@ -117,33 +117,73 @@ func fail(w io.Writer, code int, err error) error {
 	return &ExitError{Code: code}
 }
 
-// errorLines returns err as the lines kubectl would print for it.
+// errorLines returns err as the lines kubectl would print for it: one
+// line (or more, for a multi-line message) for each error of a list
+// (manifest's, apply's, errors.Join's). A command that fails with a single
+// Invalid API error prints it as kubectl does, from its causes
+// (invalidText).
 func errorLines(err error) []string {
-	var me manifest.Errors
-	var ae apply.Errors
-	switch {
-	case errors.As(err, &ae):
-		out := make([]string, 0, len(ae))
-		for _, e := range ae {
-			out = append(out, "error: "+e.Error())
+	leaves := leafErrors(err, nil)
+	if len(leaves) == 1 {
+		if t, ok := invalidText(leaves[0]); ok {
+			var oe *apply.ObjectError
+			if errors.As(leaves[0], &oe) {
+				t = oe.Redact(t)
+			}
+			return []string{t}
 		}
-		return out
-	case errors.As(err, &me):
-		out := make([]string, 0, len(me))
-		for _, e := range me {
-			out = append(out, "error: "+e.Error())
-		}
-		return out
+	}
+	out := make([]string, 0, len(leaves))
+	for _, e := range leaves {
+		out = append(out, errorLine(e))
+	}
+	return out
+}
+
+// errorLine is one error of a list as kubectl prints it.
+func errorLine(err error) string {
+	var oe *apply.ObjectError
+	var me *manifest.Error
+	if errors.As(err, &oe) || errors.As(err, &me) {
+		return "error: " + err.Error()
 	}
 	var se *cluster.StatusError
 	if errors.As(err, &se) && se.Reason != "" {
-		return []string{"Error from server (" + string(se.Reason) + "): " + err.Error()}
+		return "Error from server (" + string(se.Reason) + "): " + err.Error()
 	}
 	msg := err.Error()
 	if strings.HasPrefix(msg, "error: ") {
-		return []string{msg}
+		return msg
 	}
-	return []string{"error: " + msg}
+	return "error: " + msg
+}
+
+// leafErrors appends the errors that err lists (apply.Errors,
+// manifest.Errors, errors.Join), or err itself, to out.
+func leafErrors(err error, out []error) []error {
+	var ae apply.Errors
+	var me manifest.Errors
+	switch {
+	case err == nil:
+		return out
+	case errors.As(err, &ae):
+		for _, e := range ae {
+			out = append(out, e)
+		}
+		return out
+	case errors.As(err, &me):
+		for _, e := range me {
+			out = append(out, e)
+		}
+		return out
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = leafErrors(e, out)
+		}
+		return out
+	}
+	return append(out, err)
 }
 
 // printWarning writes a warning line as kubectl prints warnings.

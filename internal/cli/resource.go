@@ -184,29 +184,13 @@ func objectRef(res cluster.Resource, name string) string {
 	return printer.KindPrefix(res) + "/" + name
 }
 
-// errorText prints err as kubectl prints a failed command's error:
-// "Error from server (NotFound): ..." for API errors, kubectl's text for
-// invalid objects, "error: ..." for the rest.
+// errorText prints err as kubectl prints one error among several:
+// "Error from server (NotFound): ..." for API errors, "error: ..." for the
+// rest. A command that fails with one error alone prints it with
+// commandErrorText, which words Invalid errors kubectl's way.
 func errorText(err error) string {
 	var se *cluster.StatusError
 	if errors.As(err, &se) {
-		if se.Reason == cluster.ReasonInvalid {
-			// kubectl names the kind without its group ("Deployment").
-			kind, _, _ := strings.Cut(se.Kind, ".")
-			if len(se.Causes) > 1 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "The %s %q is invalid: ", kind, se.Name)
-				for _, c := range se.Causes {
-					fmt.Fprintf(&b, "\n* %s: %s", c.Field, c.Message)
-				}
-				return b.String()
-			}
-			if len(se.Causes) == 1 && (kind != "" || se.Name != "") {
-				c := se.Causes[0]
-				return fmt.Sprintf("The %s %q is invalid: %s: %s", kind, se.Name, c.Field, c.Message)
-			}
-			return "The " + se.Message
-		}
 		if se.Reason != "" {
 			return fmt.Sprintf("Error from server (%s): %s", se.Reason, se.Message)
 		}
@@ -215,11 +199,78 @@ func errorText(err error) string {
 	return "error: " + err.Error()
 }
 
+// commandErrorText prints the one error a command failed with as
+// kubectl's checkErr does: an Invalid API error from its details
+// (invalidText), any other as errorText.
+func commandErrorText(err error) string {
+	if t, ok := invalidText(err); ok {
+		return t
+	}
+	return errorText(err)
+}
+
+// invalidText is kubectl's wording of an Invalid API error that a command
+// failed with alone: `The Deployment "web" is invalid: spec.replicas:
+// Invalid value: -1: ...`, and with several causes a line "* field:
+// message" each (repeated causes once), from the error's details rather
+// than its message (which names the file or the object otherwise). ok is
+// false when err holds no Invalid *cluster.StatusError.
+func invalidText(err error) (text string, ok bool) {
+	var se *cluster.StatusError
+	if !errors.As(err, &se) || se.Reason != cluster.ReasonInvalid {
+		return "", false
+	}
+	if se.Kind == "" && se.Group == "" && se.Name == "" && len(se.Causes) == 0 {
+		// No details: the server's message, if any.
+		s := "The request is invalid"
+		if se.Message != "" {
+			s += ": " + se.Message
+		}
+		return s, true
+	}
+	s := "The request is invalid"
+	// kubectl names the kind without its group ("Deployment"); the
+	// embedded cluster's details carry "Deployment.apps".
+	kind, _, _ := strings.Cut(se.Kind, ".")
+	switch {
+	case kind != "" || se.Name != "":
+		s = fmt.Sprintf("The %s %q is invalid", kind, se.Name)
+	case se.Message != "" && len(se.Causes) == 0:
+		s += ": " + se.Message
+	}
+	if len(se.Causes) == 0 {
+		return s, true
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, c := range se.Causes {
+		m := c.Field + ": " + c.Message
+		if !seen[m] {
+			seen[m] = true
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 1 {
+		return s + ": " + msgs[0], true
+	}
+	var b strings.Builder
+	b.WriteString(s + ": ")
+	for _, m := range msgs {
+		b.WriteString("\n* " + m)
+	}
+	return b.String(), true
+}
+
 // reportErrors prints errs to w as kubectl does and returns the exit
-// error of the command: nil when errs is empty.
+// error of the command: nil when errs is empty. One error alone is worded
+// as commandErrorText words it.
 func reportErrors(w io.Writer, errs []error) error {
 	if len(errs) == 0 {
 		return nil
+	}
+	if len(errs) == 1 {
+		fmt.Fprintln(w, strings.TrimSuffix(commandErrorText(errs[0]), "\n"))
+		return &ExitError{Code: 1}
 	}
 	seen := map[string]bool{}
 	for _, err := range errs {

@@ -48,6 +48,11 @@ func applyErrorLines(err error, serverSide bool) []string {
 	if !serverSide || !errors.As(err, &ae) {
 		return errorLines(err)
 	}
+	if len(ae) == 1 {
+		if t, ok := invalidText(ae[0].Err); ok {
+			return []string{ae[0].Redact(t)}
+		}
+	}
 	out := make([]string, 0, len(ae))
 	for _, e := range ae {
 		out = append(out, serverSideErrorText(e.Err))
