@@ -44,6 +44,17 @@ func decodeDefinitions() (map[string]*spec.Schema, error) {
 	return defs, nil
 }
 
+// DefinitionsJSON returns the definitions as the documents hold them: one
+// JSON object of every definition by name, for readers that walk them as
+// plain JSON values (explain's templates). Each call decodes a new copy.
+func DefinitionsJSON() ([]byte, error) {
+	data, err := gunzip(definitionsData)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: definitions: %w", err)
+	}
+	return data, nil
+}
+
 // Definition returns the definition of a name, nil if there is none.
 func Definition(name string) (*spec.Schema, error) {
 	defs, err := definitions()

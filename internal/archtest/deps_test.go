@@ -18,6 +18,7 @@ var allowed = map[string][]string{
 	"value":                       {},
 	"schema":                      {},
 	"openapi":                     {"openapi/internal/smdjson", "schema"},
+	"explain":                     {"openapi", "openapi/internal/smdjson", "schema"},
 	"merge":                       {"schema", "value"},
 	"lastapplied":                 {"value"},
 	"selector":                    {},
