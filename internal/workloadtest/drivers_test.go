@@ -239,6 +239,15 @@ func check(t *testing.T, sc *Scenario, got *Golden) {
 	if len(gs) != len(ws) {
 		t.Fatalf("%d steps, want %d", len(gs), len(ws))
 	}
+	if sc.EventsPerObject {
+		for _, steps := range [][]any{gs, ws} {
+			for _, st := range steps {
+				if m, ok := st.(map[string]any); ok {
+					m["events"] = byInvolvedObject(m["events"])
+				}
+			}
+		}
+	}
 	for i := range ws {
 		step := ""
 		if m, ok := ws[i].(map[string]any); ok {
@@ -249,6 +258,25 @@ func check(t *testing.T, sc *Scenario, got *Golden) {
 	if len(diffs) > 0 {
 		t.Errorf("%s differs from the recording of the real cluster (%d differences):\n%s", sc.Name, len(diffs), strings.Join(diffs, "\n"))
 	}
+}
+
+// byInvolvedObject orders a step's Event texts ("type reason Kind/name:
+// message") by involved object, keeping their order for each object.
+func byInvolvedObject(v any) any {
+	evs, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	involved := func(e any) string {
+		s, _ := e.(string)
+		if f := strings.Fields(s); len(f) > 2 {
+			return f[2]
+		}
+		return ""
+	}
+	out := append([]any{}, evs...)
+	sort.SliceStable(out, func(i, j int) bool { return involved(out[i]) < involved(out[j]) })
+	return out
 }
 
 // diff lists the paths where got and want differ.

@@ -41,8 +41,12 @@ type Scenario struct {
 	// Unordered compares the ops and events of each step as sets: the
 	// real controllers create some things concurrently (Parallel pods,
 	// Job pods in batches).
-	Unordered bool   `json:"unordered,omitempty"`
-	Steps     []Step `json:"steps"`
+	Unordered bool `json:"unordered,omitempty"`
+	// EventsPerObject compares the Events of each step in their order per
+	// involved object only: independent controllers of the real cluster
+	// (a Job's and its CronJob's) emit theirs in either order.
+	EventsPerObject bool   `json:"eventsPerObject,omitempty"`
+	Steps           []Step `json:"steps"`
 }
 
 // Step is one action and the condition that ends it.
