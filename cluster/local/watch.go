@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/schema"
@@ -90,9 +91,24 @@ type watcher struct {
 	ch       chan cluster.Event
 	stop     chan struct{}
 	stopOnce sync.Once
+
+	// pending counts the events queued and not yet handed out or
+	// dropped; delivered the events handed out on ch.
+	pending, delivered atomic.Int64
 }
 
 func (w *watcher) ResultChan() <-chan cluster.Event { return w.ch }
+
+// Progress reports how many events the watch has handed out on its result
+// channel and how many it holds that it has not handed out (or dropped,
+// not matching its selectors) yet. Every change committed before the call
+// counts in one or the other, so a reader that has received delivered
+// events when pending is 0 has seen every change made so far: tests use it
+// to wait for a watch deterministically.
+func (w *watcher) Progress() (delivered, pending int64) {
+	pending = w.pending.Load()
+	return w.delivered.Load(), pending
+}
 
 // Stop ends the watch; the result channel is then closed.
 func (w *watcher) Stop() { w.stopOnce.Do(func() { close(w.stop) }) }
@@ -104,6 +120,7 @@ func (w *watcher) enqueue(e event) {
 	}
 	w.mu.Lock()
 	w.queue = append(w.queue, e)
+	w.pending.Add(1)
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -122,10 +139,13 @@ func (w *watcher) run(ctx context.Context) {
 		for _, e := range batch {
 			ev, ok := w.convert(e)
 			if !ok {
+				w.pending.Add(-1)
 				continue
 			}
 			select {
 			case w.ch <- ev:
+				w.delivered.Add(1)
+				w.pending.Add(-1)
 			case <-w.stop:
 				return
 			case <-ctx.Done():
@@ -216,6 +236,7 @@ func (s *Store) watch(ctx context.Context, gvk schema.GVK, o cluster.ListOptions
 			after = t.rev
 			return t.scan(w.gk, sel.namespace, func(ns, name string, raw []byte) error {
 				w.queue = append(w.queue, event{typ: cluster.Added, key: objKey{gk: w.gk, namespace: ns, name: name}, data: bytes.Clone(raw)})
+				w.pending.Add(1)
 				return nil
 			})
 		})

@@ -202,3 +202,40 @@ func TestWatchBatchAfterCommit(t *testing.T) {
 		t.Errorf("second event %s", describe(ev))
 	}
 }
+
+// TestWatchProgress: every committed change counts as pending until the
+// watch hands it out (or drops it, out of its selection); then it counts
+// as delivered.
+func TestWatchProgress(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	mustCreate(t, s, `{apiVersion: v1, kind: ConfigMap, metadata: {name: before, namespace: default}}`)
+	w, err := s.Watch(ctx, gvkConfigMap, cluster.FromResourceVersion("0"), cluster.MatchingLabels("app=web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	p := w.(interface{ Progress() (int64, int64) })
+	mustCreate(t, s, `{apiVersion: v1, kind: ConfigMap, metadata: {name: web, namespace: default, labels: {app: web}}}`)
+	mustCreate(t, s, `{apiVersion: v1, kind: ConfigMap, metadata: {name: db, namespace: default, labels: {app: db}}}`)
+	if _, pending := p.Progress(); pending == 0 {
+		t.Fatal("pending 0 before anything was received")
+	}
+	if ev := next(t, w); metaString(ev.Object, "name") != "web" {
+		t.Fatalf("got %s, want web", describe(ev))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		delivered, pending := p.Progress()
+		if pending == 0 {
+			if delivered != 1 {
+				t.Fatalf("delivered %d, want 1", delivered)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pending %d after 5s", pending)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

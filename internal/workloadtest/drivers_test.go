@@ -74,7 +74,7 @@ func (e *embedded) waitFor(ctx context.Context, cond func() (bool, error), timeo
 
 func (e *embedded) sleep(ctx context.Context, d time.Duration) error { return e.r.Advance(ctx, d) }
 
-func (e *embedded) quiet() { time.Sleep(50 * time.Millisecond) }
+func (e *embedded) quiet(rec *recorder) { rec.sync() }
 
 // realDriver runs a scenario on the real control plane, in wall time.
 type realDriver struct {
@@ -113,7 +113,7 @@ func (r *realDriver) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *realDriver) quiet() { time.Sleep(1500 * time.Millisecond) }
+func (r *realDriver) quiet(*recorder) { time.Sleep(1500 * time.Millisecond) }
 
 var nsGVK = schema.GVK{Version: "v1", Kind: "Namespace"}
 

@@ -106,8 +106,8 @@ type driver interface {
 	waitFor(ctx context.Context, cond func() (bool, error), timeout time.Duration) error
 	// sleep lets d of the driver's time pass.
 	sleep(ctx context.Context, d time.Duration) error
-	// quiet waits until the watches have delivered what happened.
-	quiet()
+	// quiet waits until the watches of rec have delivered what happened.
+	quiet(rec *recorder)
 }
 
 // Golden is what a scenario leaves after each step.
@@ -170,6 +170,50 @@ type recorder struct {
 	counts map[string]int64
 	// objs remembers the objects seen, for masking names.
 	seen []map[string]any
+	// watches are the recorder's watches, with how many events it has
+	// taken from each.
+	watches []*recordedWatch
+}
+
+// recordedWatch is one watch of a recorder.
+type recordedWatch struct {
+	w cluster.Watcher
+	// taken counts the events the recorder has taken in; guarded by
+	// recorder.mu.
+	taken int64
+}
+
+// progress is what the embedded cluster's watches tell of their
+// deliveries (see cluster/local).
+type progress interface {
+	Progress() (delivered, pending int64)
+}
+
+// sync returns once the recorder has taken in every change made so far,
+// when its watches tell their progress (the embedded cluster's do: the
+// outcome then does not depend on how fast goroutines run); at once
+// otherwise.
+func (r *recorder) sync() {
+	deadline := time.Now().Add(time.Minute)
+	for _, rw := range r.watches {
+		p, ok := rw.w.(progress)
+		if !ok {
+			continue
+		}
+		for {
+			delivered, pending := p.Progress()
+			r.mu.Lock()
+			taken := rw.taken
+			r.mu.Unlock()
+			if pending == 0 && taken == delivered {
+				break
+			}
+			if time.Now().After(deadline) {
+				panic("workloadtest: a watch delivers nothing for a minute")
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
 }
 
 func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface, ns string) {
@@ -180,6 +224,8 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 			t.Fatalf("watch %s: %v", k.gvk.Kind, err)
 		}
 		word := k.word
+		rw := &recordedWatch{w: w}
+		r.watches = append(r.watches, rw)
 		go func() {
 			defer w.Stop()
 			// An object goes when it is first seen being deleted (the
@@ -189,6 +235,7 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 				o := ev.Object
 				uid := str(o, "metadata", "uid")
 				r.mu.Lock()
+				rw.taken++
 				if ev.Type == cluster.Added {
 					r.ops = append(r.ops, entry{rvOf(o), "+" + word + " " + name(o)})
 					r.seen = append(r.seen, o)
@@ -205,11 +252,16 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 	if err != nil {
 		t.Fatalf("watch events: %v", err)
 	}
+	rw := &recordedWatch{w: w}
+	r.watches = append(r.watches, rw)
 	go func() {
 		defer w.Stop()
 		for ev := range w.ResultChan() {
 			e := ev.Object
 			if ev.Type == cluster.Deleted || !workloadComponents[str(e, "source", "component")] {
+				r.mu.Lock()
+				rw.taken++
+				r.mu.Unlock()
 				continue
 			}
 			key := name(e)
@@ -218,6 +270,7 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 				count = 1
 			}
 			r.mu.Lock()
+			rw.taken++
 			for n := r.counts[key]; n < count; n++ {
 				r.events = append(r.events, entry{rvOf(e), fmt.Sprintf("%s %s %s/%s: %s", str(e, "type"), str(e, "reason"),
 					str(e, "involvedObject", "kind"), str(e, "involvedObject", "name"), str(e, "message"))})
@@ -300,6 +353,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 			}
 		}
 		check := func() (bool, error) {
+			rec.sync()
 			for _, cd := range conds {
 				ok, err := cd(ctx, c, ns, rec)
 				if err != nil || !ok {
@@ -321,7 +375,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 				t.Fatalf("%s: step %s: sleep: %v", sc.Name, st.Name, err)
 			}
 		}
-		d.quiet()
+		d.quiet(rec)
 		objs := snapshot(ctx, t, c, ns)
 		ops, evs := rec.take(&opsFrom, &eventsFrom)
 		masks.learn(rec.seenObjects())
