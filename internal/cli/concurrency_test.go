@@ -3,19 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
-	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -119,85 +112,6 @@ func TestConcurrentProcesses(t *testing.T) {
 					t.Errorf("shared: key %s-%d lost", who, i)
 				}
 			}
-		}
-	}
-}
-
-// TestKillApply kills `konverge apply` of 2,000 objects with SIGKILL at
-// random moments and checks that the apply was one transaction: after each
-// kill every object is at the version before or every object at the version
-// after.
-func TestKillApply(t *testing.T) {
-	t.Parallel()
-	bin := buildKonverge(t)
-	state := t.TempDir()
-	const objects = 2000
-	writeVersion := func(v int) string {
-		dir := filepath.Join(t.TempDir(), fmt.Sprintf("v%d", v))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for i := range objects {
-			if i > 0 {
-				b.WriteString("---\n")
-			}
-			b.WriteString(configMapYAML(fmt.Sprintf("cm-%04d", i), "version", fmt.Sprint(v)))
-		}
-		writeFile(t, filepath.Join(dir, "all.yaml"), []byte(b.String()))
-		return dir
-	}
-	versions := func() map[string]int {
-		st, err := local.Open(state, local.Options{})
-		if err != nil {
-			t.Fatalf("the state does not open after kill -9: %v", err)
-		}
-		defer st.Close()
-		list, err := st.List(context.Background(), configMapGVK, cluster.InNamespace("default"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		count := map[string]int{}
-		for _, obj := range list.Items {
-			if strings.HasPrefix(objref.Name(obj), "cm-") {
-				count[obj["data"].(map[string]any)["version"].(string)]++
-			}
-		}
-		return count
-	}
-
-	start := time.Now()
-	if out, err := exec.Command(bin, "--state", state, "apply", "-f", writeVersion(0)).CombinedOutput(); err != nil {
-		t.Fatalf("first apply: %v\n%s", err, out)
-	}
-	full := time.Since(start)
-	prev := "0"
-	if got := versions(); got[prev] != objects || len(got) != 1 {
-		t.Fatalf("after the first apply: %v", got)
-	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	for rep := 1; rep <= 5; rep++ {
-		dir := writeVersion(rep)
-		cmd := exec.Command(bin, "--state", state, "apply", "-f", dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Up to half as long again as a whole apply: kills before, during
-		// and (sometimes) after the commit.
-		delay := time.Duration(rng.Int64N(int64(full)*3/2 + 1))
-		time.Sleep(delay)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-		got := versions()
-		next := fmt.Sprint(rep)
-		switch {
-		case len(got) == 1 && got[prev] == objects:
-			t.Logf("kill %d after %v: before (version %s)", rep, delay, prev)
-		case len(got) == 1 && got[next] == objects:
-			t.Logf("kill %d after %v: after (version %s)", rep, delay, next)
-			prev = next
-		default:
-			t.Fatalf("kill %d after %v: objects by version %v, want all %d at %s or at %s", rep, delay, got, objects, prev, next)
 		}
 	}
 }
