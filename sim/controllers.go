@@ -9,6 +9,7 @@ import (
 	"github.com/konverge/konverge/controller/gc"
 	"github.com/konverge/konverge/controller/job"
 	"github.com/konverge/konverge/controller/node"
+	"github.com/konverge/konverge/controller/podautoscaler"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/controller/statefulset"
 	"github.com/konverge/konverge/controller/volumeprotection"
@@ -16,7 +17,7 @@ import (
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
-// order every round runs them: the Deployment, ReplicaSet, StatefulSet,
+// order every round runs them: the HorizontalPodAutoscalers, the Deployment, ReplicaSet, StatefulSet,
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
@@ -28,6 +29,7 @@ import (
 // This is the one list: add a controller here.
 func Controllers(p *kubelet.Profile) []controller.Controller {
 	return []controller.Controller{
+		podautoscaler.Controller{},
 		deployment.Controller{},
 		replicaset.Controller{},
 		statefulset.Controller{},

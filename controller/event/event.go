@@ -442,3 +442,26 @@ func RetryAt(ctx context.Context, c cluster.Interface, ev Event) (time.Time, err
 	}
 	return at.Add(Backoff(kobj.IntOr(last, 1, "count"))), nil
 }
+
+// LastRecorded is the latest lastTimestamp of the Events component
+// recorded about involved (any type, reason and message); zero when there
+// is none. A controller woken on a period reads from it whether the
+// current period was already carried out.
+func LastRecorded(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (time.Time, error) {
+	ns := kobj.Namespace(involved)
+	if ns == "" {
+		ns = "default"
+	}
+	ev := Event{Involved: involved, Component: component}
+	about, err := eventsAbout(ctx, c, ns, ev)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("event: list events: %w", err)
+	}
+	var last time.Time
+	for _, e := range eventsOf(about, ns, ev) {
+		if t := kobj.ParseTime(kobj.Str(e, "lastTimestamp")); t.After(last) {
+			last = t
+		}
+	}
+	return last, nil
+}

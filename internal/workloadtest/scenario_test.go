@@ -152,6 +152,9 @@ var snapshotKinds = []struct {
 	{schema.GVK{Version: "v1", Kind: "Pod"}, "pods"},
 	{schema.GVK{Version: "v1", Kind: "PersistentVolumeClaim"}, "pvcs"},
 	{schema.GVK{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, "controllerrevisions"},
+	{schema.GVK{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}, "hpas"},
+	{schema.GVK{Version: "v1", Kind: "Endpoints"}, "endpoints"},
+	{schema.GVK{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, "endpointslices"},
 }
 
 // workloadComponents are the sources whose Events a scenario compares
@@ -160,6 +163,7 @@ var snapshotKinds = []struct {
 var workloadComponents = map[string]bool{
 	"statefulset-controller": true, "daemonset-controller": true, "job-controller": true,
 	"cronjob-controller": true, "ttl-after-finished-controller": true,
+	"horizontal-pod-autoscaler": true, "endpoint-controller": true, "endpointslice-controller": true,
 }
 
 // recorder collects the ops and event occurrences of a namespace.
@@ -451,6 +455,7 @@ type cond func(ctx context.Context, c cluster.Interface, ns string, rec *recorde
 //
 //	rollout KIND/NAME         the rollout is complete (as kubectl rollout status)
 //	condition KIND/NAME TYPE  the condition TYPE is True
+//	reason KIND/NAME TYPE R   the condition TYPE has reason R
 //	field KIND/NAME PATH VAL  the field at PATH (dotted) prints as VAL (<none>: absent, <set>: present)
 //	gone KIND/NAME            the object does not exist
 //	count KIND N              N objects of KIND exist, not being deleted
@@ -493,6 +498,24 @@ func parseCond(s string) (cond, error) {
 			for _, x := range conds {
 				m, _ := x.(map[string]any)
 				if m["type"] == f[2] && m["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		}, nil
+	case "reason":
+		if len(f) != 4 {
+			return nil, fmt.Errorf("condition %q", s)
+		}
+		return func(ctx context.Context, c cluster.Interface, ns string, _ *recorder) (bool, error) {
+			o, err := getObj(ctx, c, ns, f[1])
+			if err != nil || o == nil {
+				return false, err
+			}
+			conds, _ := field(o, "status.conditions").([]any)
+			for _, x := range conds {
+				m, _ := x.(map[string]any)
+				if m["type"] == f[2] && m["reason"] == f[3] {
 					return true, nil
 				}
 			}
@@ -662,6 +685,13 @@ func reduce(o map[string]any) map[string]any {
 		if len(states) > 0 {
 			out["terminated"] = states
 		}
+	case "HorizontalPodAutoscaler":
+		keep("generation", "metadata.generation")
+		keep("status", "status")
+	case "Endpoints":
+		reduceEndpoints(o, out)
+	case "EndpointSlice":
+		reduceEndpointSlice(o, out)
 	case "PersistentVolumeClaim":
 		keep("spec", "spec")
 		if v := field(o, "status.phase"); v != nil {
@@ -729,8 +759,17 @@ func (m *masker) add(from, to string) {
 var timeLike = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 var uidLike = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
+// hpaList is the list of HPAs an AmbiguousSelector message names, in the
+// order of a map of the real controller.
+var hpaList = regexp.MustCompile(`\(e\.g\. \[([^\]]*)\]\)`)
+
 // str masks one string.
 func (m *masker) str(s string) string {
+	s = hpaList.ReplaceAllStringFunc(s, func(l string) string {
+		names := strings.Fields(hpaList.FindStringSubmatch(l)[1])
+		sort.Strings(names)
+		return "(e.g. [" + strings.Join(names, " ") + "])"
+	})
 	if timeLike.MatchString(s) {
 		return "<time>"
 	}

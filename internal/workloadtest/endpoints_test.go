@@ -1,0 +1,74 @@
+package workloadtest
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/konverge/konverge/value"
+)
+
+// reduceEndpoints keeps what the endpoints controller decides of an
+// Endpoints object: its subsets with each address named by its pod (the
+// addresses themselves are the kubelet's choice) in pod order. The
+// last-change-trigger-time annotation is left out: whether the real
+// controller writes it depends on how its watches interleave.
+func reduceEndpoints(o, out map[string]any) {
+	var subsets []any
+	for _, s := range listAt(o, "subsets") {
+		m, _ := s.(map[string]any)
+		sub := map[string]any{}
+		for _, k := range []string{"addresses", "notReadyAddresses"} {
+			var addrs []string
+			for _, a := range listAt(m, k) {
+				am, _ := a.(map[string]any)
+				addrs = append(addrs, fmt.Sprintf("%s node=%v hostname=%v", str(am, "targetRef", "name"), fieldOf(am, "nodeName"), fieldOf(am, "hostname")))
+			}
+			if addrs != nil {
+				sort.Strings(addrs)
+				sub[k] = addrs
+			}
+		}
+		if p := fieldOf(m, "ports"); p != nil {
+			sub["ports"] = value.DeepCopy(p)
+		}
+		subsets = append(subsets, sub)
+	}
+	if subsets != nil {
+		out["subsets"] = subsets
+	}
+}
+
+// reduceEndpointSlice keeps what the EndpointSlice controller decides of
+// a slice: its generated name's prefix, address type, ports and
+// endpoints named by their pods, in pod order (the real controller fills
+// a slice in the order of a map). The generation (how many writes the
+// slice took, which depends on how the watches interleave) and the
+// trigger-time annotation are left out.
+func reduceEndpointSlice(o, out map[string]any) {
+	if gen := str(o, "metadata", "generateName"); gen != "" {
+		out["name"] = gen + "*"
+	}
+	out["addressType"] = fieldOf(o, "addressType")
+	out["ports"] = value.DeepCopy(fieldOf(o, "ports"))
+	var eps []map[string]any
+	for _, e := range listAt(o, "endpoints") {
+		m, _ := e.(map[string]any)
+		ep := map[string]any{"pod": str(m, "targetRef", "name"), "addresses": len(listAt(m, "addresses"))}
+		for _, k := range []string{"conditions", "nodeName", "hostname", "zone"} {
+			if v := fieldOf(m, k); v != nil {
+				ep[k] = value.DeepCopy(v)
+			}
+		}
+		eps = append(eps, ep)
+	}
+	sort.Slice(eps, func(i, j int) bool { return eps[i]["pod"].(string) < eps[j]["pod"].(string) })
+	if eps != nil {
+		l := make([]any, len(eps))
+		for i, e := range eps {
+			l[i] = e
+		}
+		out["endpoints"] = l
+	} else {
+		out["endpoints"] = fieldOf(o, "endpoints")
+	}
+}
