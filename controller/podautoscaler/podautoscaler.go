@@ -76,6 +76,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			continue
 		}
 		r := &reconciler{ctx: ctx, c: c, now: now, hpa: kobj.Copy(hpa), all: all}
+		if kobj.Map(hpa, "spec")["metrics"] == nil {
+			// Written as autoscaling/v1: the embedded store keeps an
+			// object in the version it was written in.
+			r.v1 = kobj.Copy(hpa)
+			r.v1["apiVersion"] = "autoscaling/v1"
+			r.hpa = v2View(r.hpa)
+		}
 		changed, err := r.reconcile(ctx)
 		if err != nil {
 			return res, err
@@ -94,6 +101,30 @@ type reconciler struct {
 	all []cluster.Object
 	// changed reports a write.
 	changed bool
+	// v1 is the object as stored when it is an autoscaling/v1 one (hpa
+	// is then its autoscaling/v2 view).
+	v1 map[string]any
+}
+
+// v2View is an autoscaling/v1 HPA seen as autoscaling/v2:
+// targetCPUUtilizationPercentage (80 when absent) is a CPU utilization
+// metric; the v1 status has no conditions.
+func v2View(hpa map[string]any) map[string]any {
+	spec := kobj.EnsureMap(hpa, "spec")
+	cpu := kobj.IntOr(hpa, 80, "spec", "targetCPUUtilizationPercentage")
+	delete(spec, "targetCPUUtilizationPercentage")
+	spec["metrics"] = []any{map[string]any{"type": "Resource", "resource": map[string]any{
+		"name": "cpu", "target": map[string]any{"type": "Utilization", "averageUtilization": cpu}}}}
+	st := kobj.Map(hpa, "status")
+	view := map[string]any{"desiredReplicas": kobj.IntOr(hpa, 0, "status", "desiredReplicas"), "currentMetrics": nil}
+	for _, k := range []string{"currentReplicas", "lastScaleTime", "observedGeneration"} {
+		if v, ok := st[k]; ok {
+			view[k] = v
+		}
+	}
+	hpa["status"] = view
+	hpa["apiVersion"] = "autoscaling/v2"
+	return hpa
 }
 
 func (r *reconciler) event(typ, reason, msg string) error {
@@ -481,7 +512,22 @@ func (r *reconciler) updateStatus(ctx context.Context, old map[string]any) error
 	if value.Equal(old, kobj.Map(r.hpa, "status")) {
 		return nil
 	}
-	if _, err := r.c.UpdateStatus(ctx, r.hpa); err != nil {
+	obj := r.hpa
+	if r.v1 != nil {
+		// The v1 status: what v2 says but conditions and metrics.
+		obj = kobj.Copy(r.v1)
+		st := map[string]any{}
+		for _, k := range []string{"currentReplicas", "desiredReplicas", "lastScaleTime", "observedGeneration"} {
+			if v, ok := kobj.Map(r.hpa, "status")[k]; ok {
+				st[k] = v
+			}
+		}
+		if value.Equal(st, kobj.Map(r.v1, "status")) {
+			return nil
+		}
+		obj["status"] = st
+	}
+	if _, err := r.c.UpdateStatus(ctx, obj); err != nil {
 		if _, ok := err.(*cluster.StatusError); ok {
 			return nil // a conflict or a deleted HPA: the next period
 		}
