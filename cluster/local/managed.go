@@ -196,23 +196,78 @@ func emptyObject(gvk schema.GVK, builtin bool) (map[string]any, error) {
 
 // trackUpdate records in obj's managedFields what the call's manager
 // changed from live (nil for a create): an Update operation, as
-// kube-apiserver's field manager records it after defaulting. A request
-// that sets managedFields replaces them (an empty list clears them), as
-// with kube-apiserver; one whose managedFields do not decode keeps the
-// stored ones.
+// kube-apiserver's field manager records it after defaulting (see
+// trackFast). A request that sets managedFields replaces them (an empty
+// list clears them), as with kube-apiserver; one whose managedFields do not
+// decode keeps the stored ones.
 func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error {
 	req := t.request
 	if req.applied {
 		return nil
 	}
+	gvk := res.GVK
+	if str(obj, "apiVersion") != gvk.APIVersion() || str(obj, "kind") != gvk.Kind {
+		return fmt.Errorf("local: managed fields of %s for an object of %s %s", gvk, str(obj, "apiVersion"), str(obj, "kind"))
+	}
+	if trackWithLibrary {
+		return t.trackLibrary(res, live, obj)
+	}
+	if live == nil {
+		var err error
+		if live, err = emptyObject(gvk, t.api.crds[gkOf(res)] == nil); err != nil {
+			return err
+		}
+	}
+	tc, err := t.typeConverter(res)
+	if err != nil {
+		return err
+	}
+	md := metadata(obj)
+	reqManaged, reqHas := md["managedFields"]
+	if req.hasManagedFields {
+		reqManaged, reqHas = req.managedFields, true
+	}
+	entries, err := trackFast(tc, resetFields(res, req.subresource), gvk, live, obj, reqManaged, reqHas,
+		t.fieldManagerOf(req.manager), req.subresource, t.now())
+	if err != nil {
+		// As the field manager's UpdateNoErrors: the stored entries stay.
+		if mf, ok := metadata(live)["managedFields"]; ok {
+			md["managedFields"] = mf
+		} else {
+			delete(md, "managedFields")
+		}
+		return nil
+	}
+	if entries == nil {
+		delete(md, "managedFields")
+	} else {
+		md["managedFields"] = entries
+	}
+	return nil
+}
+
+// trackWithLibrary makes trackUpdate use the library's FieldManager
+// (trackLibrary): benchmarks compare the two with it.
+var trackWithLibrary = false
+
+// typeConverter is the structured-merge-diff converter of a kind: the
+// built-in kinds', or its CRD's.
+func (t *txn) typeConverter(res cluster.Resource) (managedfields.TypeConverter, error) {
+	if crd := t.api.crds[gkOf(res)]; crd != nil {
+		return crd.typeConverter()
+	}
+	return openapi.TypeConverter()
+}
+
+// trackLibrary is trackUpdate through k8s.io/apimachinery's FieldManager,
+// the reference trackFast is tested against.
+func (t *txn) trackLibrary(res cluster.Resource, live, obj map[string]any) error {
+	req := t.request
 	fm, err := t.fieldManager(res, req.subresource)
 	if err != nil {
 		return err
 	}
 	gvk := res.GVK
-	if str(obj, "apiVersion") != gvk.APIVersion() || str(obj, "kind") != gvk.Kind {
-		return fmt.Errorf("local: managed fields of %s for an object of %s %s", gvk, str(obj, "apiVersion"), str(obj, "kind"))
-	}
 	if live == nil {
 		if live, err = emptyObject(gvk, t.api.crds[gkOf(res)] == nil); err != nil {
 			return err
@@ -231,8 +286,6 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	if !ok {
 		return fmt.Errorf("local: field manager returned %T", out)
 	}
-	// The field manager encodes the entries into the object it returns,
-	// which is obj unless it had to give up.
 	metadata(obj)["managedFields"] = metadata(u.Object)["managedFields"]
 	return times.restore(obj, t.now())
 }
