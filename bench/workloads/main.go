@@ -145,7 +145,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func phase(name string, clk *clock.Clock, r *sim.Runner, body func() error) error {
+func phase(name string, st *local.Store, clk *clock.Clock, r *sim.Runner, body func() error) error {
+	ctx := context.Background()
+	rev0, err := sim.Revision(ctx, st)
+	if err != nil {
+		return err
+	}
 	start, cstart, cpu0 := time.Now(), clk.Now(), cpuTime()
 	var m0 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -157,6 +162,11 @@ func phase(name string, clk *clock.Clock, r *sim.Runner, body func() error) erro
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	fmt.Printf("%-28s wall %8.2fs  cpu %8.2fs  cluster %-10s heap in use %4.0f MiB  allocated %6.0f MiB\n", name, wall.Seconds(), cpu.Seconds(),
 		clk.Now().Sub(cstart).String(), float64(m1.HeapInuse)/(1<<20), float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20))
+	rev1, err := sim.Revision(ctx, st)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-28s %d objects written\n", "", rev1-rev0)
 	if u := r.Unsettled(); u != nil {
 		return fmt.Errorf("%s: not settled: %v", name, u)
 	}
@@ -164,7 +174,7 @@ func phase(name string, clk *clock.Clock, r *sim.Runner, body func() error) erro
 }
 
 func benchSTS(ctx context.Context, st *local.Store, r *sim.Runner, clk *clock.Clock, replicas int) error {
-	if err := phase(fmt.Sprintf("create %d-replica sts", replicas), clk, r, func() error {
+	if err := phase(fmt.Sprintf("create %d-replica sts", replicas), st, clk, r, func() error {
 		if err := applyYAML(ctx, st, statefulSet(replicas, "nginx:1.25")); err != nil {
 			return err
 		}
@@ -176,7 +186,7 @@ func benchSTS(ctx context.Context, st *local.Store, r *sim.Runner, clk *clock.Cl
 	}); err != nil {
 		return err
 	}
-	return phase("rolling update", clk, r, func() error {
+	return phase("rolling update", st, clk, r, func() error {
 		if err := applyYAML(ctx, st, statefulSet(replicas, "nginx:1.26")); err != nil {
 			return err
 		}
@@ -205,7 +215,7 @@ func benchCron(ctx context.Context, st *local.Store, r *sim.Runner, clk *clock.C
 		return err
 	}
 	span := time.Duration(days * float64(24*time.Hour))
-	if err := phase(fmt.Sprintf("cronjob over %s", span), clk, r, func() error {
+	if err := phase(fmt.Sprintf("cronjob over %s", span), st, clk, r, func() error {
 		return r.Advance(ctx, span)
 	}); err != nil {
 		return err
