@@ -5,6 +5,8 @@ import (
 	"github.com/konverge/konverge/controller/cronjob"
 	"github.com/konverge/konverge/controller/daemonset"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/endpoint"
+	"github.com/konverge/konverge/controller/endpointslice"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/gc"
 	"github.com/konverge/konverge/controller/job"
@@ -19,7 +21,8 @@ import (
 // Controllers returns the controllers of the embedded cluster, in the
 // order every round runs them: the HorizontalPodAutoscalers, the Deployment, ReplicaSet, StatefulSet,
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
-// means the default profile), the node's Lease, the protection of claims and volumes in use, the
+// means the default profile), the Endpoints and EndpointSlices of
+// Services, the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
 // kube-apiserver). Cascading deletion of dependents happens in the store
@@ -38,6 +41,8 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		job.Controller{},
 		job.TTLAfterFinished{},
 		kubelet.New(p),
+		endpoint.Controller{},
+		endpointslice.Controller{},
 		node.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},

@@ -374,7 +374,9 @@ func (s *session) begin(ctx context.Context) error {
 	if s.tx != nil {
 		return nil
 	}
-	tx, err := s.st.Begin(ctx)
+	// The controllers' requests, as kube-controller-manager's, show
+	// their API warnings to no one.
+	tx, err := s.st.Begin(local.WithoutWarnings(ctx))
 	if err != nil {
 		return err
 	}
@@ -558,7 +560,9 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		}
 		return out, nil
 	}
-	tx, err := s.st.Begin(ctx)
+	// The controllers' requests, as kube-controller-manager's, show
+	// their API warnings to no one.
+	tx, err := s.st.Begin(local.WithoutWarnings(ctx))
 	if err != nil {
 		return controller.Result{}, err
 	}

@@ -18,7 +18,8 @@ import (
 // default ServiceAccount (kube-controller-manager's serviceaccount
 // controller) and the kube-root-ca.crt ConfigMap (its root-ca-cert-publisher),
 // recreated when deleted; in the default namespace the kubernetes Service
-// (kube-apiserver); the system PriorityClasses. The embedded cluster
+// (kube-apiserver) and its Endpoints and EndpointSlice; the system
+// PriorityClasses. The embedded cluster
 // creates them in the transaction that creates the namespace, so that a
 // pod applied with its namespace finds its ServiceAccount.
 
@@ -30,11 +31,19 @@ const (
 	// keyBootstrap marks a state whose control-plane objects exist.
 	keyBootstrap = "bootstrap"
 	// bootstrapVersion is what keyBootstrap holds once Open created them.
-	bootstrapVersion = "1"
+	bootstrapVersion = "2"
 )
 
 // kubernetesServiceIP is the first address of the service range.
 const kubernetesServiceIP = "10.96.0.1"
+
+// The API server's address and port in the kubernetes Service's
+// endpoints: the simulated node's address (where a single-node cluster
+// such as kind runs it) and kube-apiserver's default secure port.
+const (
+	apiServerAddress = "172.18.0.2"
+	apiServerPort    = int64(6443)
+)
 
 // systemPriorityClasses exist in every cluster.
 var systemPriorityClasses = []map[string]any{
@@ -91,6 +100,38 @@ func (t *txn) bootstrap() error {
 		}
 		if _, err := t.create(svc, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
 			return fmt.Errorf("create service kubernetes: %w", err)
+		}
+	}
+	// Its endpoints, as kube-apiserver's endpoint reconciler (lease)
+	// writes them.
+	if !t.exists(objKey{gk: endpointsGK, namespace: "default", name: "kubernetes"}) {
+		ep := map[string]any{
+			"apiVersion": "v1", "kind": "Endpoints",
+			"metadata": map[string]any{"name": "kubernetes", "namespace": "default",
+				"labels": map[string]any{"endpointslice.kubernetes.io/skip-mirror": "true"}},
+			"subsets": []any{map[string]any{
+				"addresses": []any{map[string]any{"ip": apiServerAddress}},
+				"ports":     []any{map[string]any{"name": "https", "port": apiServerPort, "protocol": "TCP"}},
+			}},
+		}
+		if _, err := t.create(ep, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
+			return fmt.Errorf("create endpoints kubernetes: %w", err)
+		}
+	}
+	if !t.exists(objKey{gk: groupKind{"discovery.k8s.io", "EndpointSlice"}, namespace: "default", name: "kubernetes"}) {
+		eps := map[string]any{
+			"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+			"metadata": map[string]any{"name": "kubernetes", "namespace": "default",
+				"labels": map[string]any{"kubernetes.io/service-name": "kubernetes"}},
+			"addressType": "IPv4",
+			"endpoints": []any{map[string]any{
+				"addresses":  []any{apiServerAddress},
+				"conditions": map[string]any{"ready": true},
+			}},
+			"ports": []any{map[string]any{"name": "https", "port": apiServerPort, "protocol": "TCP"}},
+		}
+		if _, err := t.create(eps, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
+			return fmt.Errorf("create endpointslice kubernetes: %w", err)
 		}
 	}
 	return t.tx.Bucket(bucketMeta).Put([]byte(keyBootstrap), []byte(bootstrapVersion))

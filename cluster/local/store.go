@@ -473,10 +473,20 @@ func (x *Txn) Rollback() {
 // Wrote reports whether the transaction changed any object so far.
 func (x *Txn) Wrote() bool { return x.t.revDirty }
 
+type quietKey struct{}
+
+// WithoutWarnings marks the calls made with ctx as the control plane's
+// own (its controllers'): their warnings reach no Options.Warnings, as
+// the Warning headers of kube-controller-manager's requests reach no
+// user.
+func WithoutWarnings(ctx context.Context) context.Context {
+	return context.WithValue(ctx, quietKey{}, true)
+}
+
 // deliverWarnings hands the warnings of a successful transaction to
 // Options.Warnings.
 func (s *Store) deliverWarnings(t *txn) {
-	if s.warn == nil {
+	if s.warn == nil || t.ctx.Value(quietKey{}) != nil {
 		return
 	}
 	for _, w := range t.warnings {

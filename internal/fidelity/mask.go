@@ -188,6 +188,45 @@ func maskObject(obj map[string]any) {
 				}
 			}
 		}
+	case "Endpoints", "EndpointSlice":
+		// So do the kubernetes Service's endpoints, at the API server's
+		// address.
+		if md["name"] == "kubernetes" && md["namespace"] == "default" {
+			maskPorts := func(ports []any) {
+				for _, p := range ports {
+					if pm, ok := p.(map[string]any); ok {
+						pm["port"] = "<port>"
+					}
+				}
+			}
+			ports, _ := obj["ports"].([]any)
+			maskPorts(ports)
+			eps, _ := obj["endpoints"].([]any)
+			for _, e := range eps {
+				if em, ok := e.(map[string]any); ok {
+					if addrs, ok := em["addresses"].([]any); ok {
+						for i := range addrs {
+							addrs[i] = "<ip>"
+						}
+					}
+				}
+			}
+			subsets, _ := obj["subsets"].([]any)
+			for _, ss := range subsets {
+				sm, ok := ss.(map[string]any)
+				if !ok {
+					continue
+				}
+				ports, _ := sm["ports"].([]any)
+				maskPorts(ports)
+				addrs, _ := sm["addresses"].([]any)
+				for _, a := range addrs {
+					if am, ok := a.(map[string]any); ok {
+						am["ip"] = "<ip>"
+					}
+				}
+			}
+		}
 	case "ConfigMap":
 		if md["name"] == "kube-root-ca.crt" {
 			if data, ok := obj["data"].(map[string]any); ok {

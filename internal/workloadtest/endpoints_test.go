@@ -1,6 +1,7 @@
 package workloadtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -10,6 +11,7 @@ import (
 // reduceEndpoints keeps what the endpoints controller decides of an
 // Endpoints object: its subsets with each address named by its pod (the
 // addresses themselves are the kubelet's choice) in pod order. The
+// subsets are compared in the order of their addresses; the
 // last-change-trigger-time annotation is left out: whether the real
 // controller writes it depends on how its watches interleave.
 func reduceEndpoints(o, out map[string]any) {
@@ -33,6 +35,9 @@ func reduceEndpoints(o, out map[string]any) {
 		}
 		subsets = append(subsets, sub)
 	}
+	// Subsets are in the order of the hash of their Go value, which
+	// holds the pods' addresses and uids: in order of their pods here.
+	sort.SliceStable(subsets, func(i, j int) bool { return fmt.Sprint(subsets[i]) < fmt.Sprint(subsets[j]) })
 	if subsets != nil {
 		out["subsets"] = subsets
 	}
@@ -46,7 +51,10 @@ func reduceEndpoints(o, out map[string]any) {
 // trigger-time annotation are left out.
 func reduceEndpointSlice(o, out map[string]any) {
 	if gen := str(o, "metadata", "generateName"); gen != "" {
-		out["name"] = gen + "*"
+		// The random suffix masked; the ports tell a Service's slices
+		// apart.
+		b, _ := json.Marshal(fieldOf(o, "ports"))
+		out["name"] = gen + "* " + string(b)
 	}
 	out["addressType"] = fieldOf(o, "addressType")
 	out["ports"] = value.DeepCopy(fieldOf(o, "ports"))

@@ -1,0 +1,449 @@
+package endpoint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/dump"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/event"
+	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/svcpods"
+	"github.com/konverge/konverge/value"
+)
+
+// Component is the source of the controller's Events.
+const Component = "endpoint-controller"
+
+// The label the controller marks its Endpoints with, and its value.
+const (
+	LabelManagedBy = "endpoints.kubernetes.io/managed-by"
+	ControllerName = "endpoint-controller"
+)
+
+// MaxCapacity is how many addresses an Endpoints object holds at most.
+const MaxCapacity = 1000
+
+// overCapacity is the annotation of a truncated Endpoints object.
+const overCapacity = "endpoints.kubernetes.io/over-capacity"
+
+// Controller is the endpoints controller. The zero value is ready to use.
+type Controller struct{}
+
+var _ controller.Controller = Controller{}
+
+// Name implements controller.Controller.
+func (Controller) Name() string { return "endpoint" }
+
+// Sync reconciles the Endpoints of every Service once.
+func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	var res controller.Result
+	svcs, err := c.List(ctx, svcpods.ServiceGVK)
+	if err != nil {
+		return res, fmt.Errorf("endpoint: list services: %w", err)
+	}
+	eps, err := c.List(ctx, svcpods.EndpointsGVK)
+	if err != nil {
+		return res, fmt.Errorf("endpoint: list endpoints: %w", err)
+	}
+	existing := map[string]map[string]any{}
+	for _, e := range eps.Items {
+		existing[kobj.Namespace(e)+"/"+kobj.Name(e)] = e
+	}
+	services := map[string]bool{}
+	var pods map[string][]map[string]any
+	for _, svc := range svcs.Items {
+		key := kobj.Namespace(svc) + "/" + kobj.Name(svc)
+		services[key] = true
+		if !svcpods.Served(svc) {
+			continue
+		}
+		if pods == nil {
+			if pods, err = svcpods.Pods(ctx, c); err != nil {
+				return res, fmt.Errorf("endpoint: %w", err)
+			}
+		}
+		changed, err := syncService(ctx, c, now, svc, pods[kobj.Namespace(svc)], existing[key])
+		if err != nil {
+			return res, err
+		}
+		res.Changed = res.Changed || changed
+	}
+	// The Endpoints of Services that are gone go with them.
+	for key, e := range existing {
+		if services[key] || kobj.Labels(e)[LabelManagedBy] != ControllerName {
+			continue
+		}
+		if err := c.Delete(ctx, svcpods.EndpointsGVK, kobj.Namespace(e), kobj.Name(e)); err != nil && !cluster.IsNotFound(err) {
+			if _, ok := err.(*cluster.StatusError); !ok {
+				return res, fmt.Errorf("endpoint: delete %s: %w", key, err)
+			}
+			continue
+		}
+		res.Changed = true
+	}
+	return res, nil
+}
+
+// syncService is upstream's syncService for a Service that exists.
+func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc map[string]any, nsPods []map[string]any, current map[string]any) (bool, error) {
+	pods := svcpods.Selected(svc, nsPods)
+	publishNotReady := kobj.Bool(svc, "spec", "publishNotReadyAddresses")
+	ports := kobj.Slice(svc, "spec", "ports")
+	// One appProtocol pointer per Service port, as upstream's ports
+	// point into the Service: ports are map keys in repackSubsets.
+	appProtocols := make([]*string, len(ports))
+	for i, p := range ports {
+		pm, _ := p.(map[string]any)
+		if ap, ok := pm["appProtocol"].(string); ok {
+			appProtocols[i] = &ap
+		}
+	}
+	var subsets []corev1.EndpointSubset
+	for _, pod := range pods {
+		if !svcpods.ShouldPodBeInEndpoints(pod, publishNotReady) {
+			continue
+		}
+		ips := svcpods.PodIPs(pod, svcpods.IPv6(svc, pod))
+		if len(ips) == 0 {
+			continue
+		}
+		nodeName := kobj.Str(pod, "spec", "nodeName")
+		epa := corev1.EndpointAddress{
+			IP:       ips[0],
+			NodeName: &nodeName,
+			TargetRef: &corev1.ObjectReference{
+				Kind: "Pod", Namespace: kobj.Namespace(pod), Name: kobj.Name(pod), UID: types.UID(kobj.UID(pod)),
+			},
+		}
+		if svcpods.ShouldSetHostname(pod, svc) {
+			epa.Hostname = kobj.Str(pod, "spec", "hostname")
+		}
+		ready := publishNotReady || svcpods.Ready(pod)
+		if len(ports) == 0 {
+			if kobj.Str(svc, "spec", "clusterIP") == "None" {
+				subsets = addSubset(subsets, epa, nil, ready)
+			}
+			continue
+		}
+		for i, p := range ports {
+			sp, _ := p.(map[string]any)
+			n, ok := svcpods.FindPort(pod, sp)
+			if !ok {
+				continue
+			}
+			proto := kobj.Str(sp, "protocol")
+			if proto == "" {
+				proto = "TCP"
+			}
+			epp := &corev1.EndpointPort{Name: kobj.Str(sp, "name"), Port: int32(n), Protocol: corev1.Protocol(proto), AppProtocol: appProtocols[i]}
+			subsets = addSubset(subsets, epa, epp, ready)
+		}
+	}
+	subsets = repackSubsets(subsets)
+	want, err := toValue(subsets)
+	if err != nil {
+		return false, fmt.Errorf("endpoint: %w", err)
+	}
+
+	labels := map[string]any{}
+	for k, v := range kobj.Labels(svc) {
+		labels[k] = v
+	}
+	if svcpods.ServiceIPSet(svc) {
+		delete(labels, svcpods.HeadlessLabel)
+	} else {
+		labels[svcpods.HeadlessLabel] = ""
+	}
+	labels[LabelManagedBy] = ControllerName
+
+	if current != nil && value.Equal(normalizeSubsets(current["subsets"]), want) &&
+		value.Equal(kobj.Map(current, "metadata", "labels"), labels) && capacityAnnotationCorrect(current) {
+		return false, nil
+	}
+	trigger := svcpods.TriggerTime(svc, pods, current)
+	var obj map[string]any
+	if current == nil {
+		obj = map[string]any{"apiVersion": "v1", "kind": "Endpoints", "metadata": map[string]any{
+			"name": kobj.Name(svc), "namespace": kobj.Namespace(svc)}}
+	} else {
+		obj = kobj.Copy(current)
+	}
+	md := kobj.EnsureMap(obj, "metadata")
+	md["labels"] = labels
+	ann := kobj.EnsureMap(obj, "metadata", "annotations")
+	if !trigger.IsZero() {
+		ann[svcpods.TriggerTimeAnnotation] = svcpods.FormatTriggerTime(trigger)
+	} else {
+		delete(ann, svcpods.TriggerTimeAnnotation)
+	}
+	if truncate(want) {
+		ann[overCapacity] = "truncated"
+	} else {
+		delete(ann, overCapacity)
+	}
+	if len(ann) == 0 {
+		delete(md, "annotations")
+	}
+	if len(want) > 0 {
+		obj["subsets"] = want
+	} else {
+		delete(obj, "subsets")
+	}
+	if current == nil {
+		_, err = c.Create(ctx, obj)
+	} else {
+		_, err = c.Update(ctx, obj)
+	}
+	if err != nil {
+		se, ok := err.(*cluster.StatusError)
+		if !ok {
+			return false, fmt.Errorf("endpoint: write %s/%s: %w", kobj.Namespace(svc), kobj.Name(svc), err)
+		}
+		if current == nil && se.Code == 403 {
+			return false, nil // a namespace being deleted
+		}
+		reason, msg := "FailedToUpdateEndpoint", fmt.Sprintf("Failed to update endpoint %s/%s: %v", kobj.Namespace(svc), kobj.Name(svc), err)
+		if current == nil {
+			reason, msg = "FailedToCreateEndpoint", fmt.Sprintf("Failed to create endpoint for service %s/%s: %v", kobj.Namespace(svc), kobj.Name(svc), err)
+		}
+		_, err := event.Emit(ctx, c, event.Event{Involved: obj, Type: event.Warning, Reason: reason, Message: msg, Component: Component, Time: now})
+		return true, err
+	}
+	return true, nil
+}
+
+func addSubset(subsets []corev1.EndpointSubset, epa corev1.EndpointAddress, epp *corev1.EndpointPort, ready bool) []corev1.EndpointSubset {
+	ports := []corev1.EndpointPort{}
+	if epp != nil {
+		ports = append(ports, *epp)
+	}
+	if ready {
+		return append(subsets, corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{epa}, Ports: ports})
+	}
+	return append(subsets, corev1.EndpointSubset{NotReadyAddresses: []corev1.EndpointAddress{epa}, Ports: ports})
+}
+
+// toValue is the subsets as the API server stores them.
+func toValue(subsets []corev1.EndpointSubset) ([]any, error) {
+	if len(subsets) == 0 {
+		return []any{}, nil
+	}
+	data, err := json.Marshal(subsets)
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	l, _ := v.([]any)
+	return l, nil
+}
+
+// normalizeSubsets is stored subsets without the pods' resourceVersions
+// (upstream compares them so), an absent list as empty.
+func normalizeSubsets(v any) []any {
+	l, _ := value.DeepCopy(v).([]any)
+	if l == nil {
+		return []any{}
+	}
+	for _, s := range l {
+		sm, _ := s.(map[string]any)
+		for _, k := range []string{"addresses", "notReadyAddresses"} {
+			for _, a := range kobj.Slice(sm, k) {
+				if ref := kobj.Map(a.(map[string]any), "targetRef"); ref != nil {
+					delete(ref, "resourceVersion")
+				}
+			}
+		}
+	}
+	return l
+}
+
+func capacityAnnotationCorrect(ep map[string]any) bool {
+	n := 0
+	for _, s := range kobj.Slice(ep, "subsets") {
+		sm, _ := s.(map[string]any)
+		n += len(kobj.Slice(sm, "addresses")) + len(kobj.Slice(sm, "notReadyAddresses"))
+	}
+	_, has := kobj.Map(ep, "metadata", "annotations")[overCapacity]
+	return has == (n > MaxCapacity)
+}
+
+// truncate is upstream's truncateEndpoints on stored subsets: beyond
+// MaxCapacity addresses, each subset keeps its share (rounded up) of the
+// ready addresses, or of the not-ready ones when the ready ones fit.
+func truncate(subsets []any) bool {
+	totalReady, totalNotReady := 0, 0
+	for _, s := range subsets {
+		sm, _ := s.(map[string]any)
+		totalReady += len(kobj.Slice(sm, "addresses"))
+		totalNotReady += len(kobj.Slice(sm, "notReadyAddresses"))
+	}
+	if totalReady+totalNotReady <= MaxCapacity {
+		return false
+	}
+	truncateReady := false
+	max, numTotal := MaxCapacity-totalReady, totalNotReady
+	if totalReady > MaxCapacity {
+		truncateReady, max, numTotal = true, MaxCapacity, totalReady
+	}
+	canBeAdded := max
+	for _, s := range subsets {
+		sm, _ := s.(map[string]any)
+		key := "notReadyAddresses"
+		if truncateReady {
+			key = "addresses"
+		}
+		in := kobj.Slice(sm, key)
+		toBeAdded := int(math.Ceil(float64(len(in)) / float64(numTotal) * float64(max)))
+		if toBeAdded > canBeAdded {
+			toBeAdded = canBeAdded
+		}
+		if toBeAdded < len(in) {
+			in = in[:toBeAdded]
+		}
+		if len(in) > 0 {
+			sm[key] = in
+		} else {
+			delete(sm, key)
+		}
+		if truncateReady {
+			delete(sm, "notReadyAddresses")
+		}
+		canBeAdded -= len(in)
+	}
+	return true
+}
+
+// repackSubsets is upstream's endpoints.RepackSubsets: addresses grouped
+// by the set of ports they serve, each group a subset, sorted as
+// upstream sorts them (addresses by IP and pod uid, ports and subsets by
+// the hash of their Go value).
+func repackSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
+	type addressKey struct {
+		ip  string
+		uid types.UID
+	}
+	allAddrs := map[addressKey]*corev1.EndpointAddress{}
+	// For each port (a sentinel -1 for none), the addresses and whether
+	// each is ready.
+	portAddrs := map[corev1.EndpointPort]map[*corev1.EndpointAddress]bool{}
+	var portOrder []corev1.EndpointPort
+	add := func(addr *corev1.EndpointAddress, port corev1.EndpointPort, ready bool) {
+		key := addressKey{ip: addr.IP}
+		if addr.TargetRef != nil {
+			key.uid = addr.TargetRef.UID
+		}
+		existing := allAddrs[key]
+		if existing == nil {
+			cp := *addr
+			existing = &cp
+			allAddrs[key] = existing
+		}
+		m, ok := portAddrs[port]
+		if !ok {
+			m = map[*corev1.EndpointAddress]bool{}
+			portAddrs[port] = m
+			portOrder = append(portOrder, port)
+		}
+		if wasReady, found := m[existing]; !found || wasReady {
+			m[existing] = ready
+		}
+	}
+	for i := range subsets {
+		ss := &subsets[i]
+		ports := ss.Ports
+		if len(ports) == 0 {
+			ports = []corev1.EndpointPort{{Port: -1}}
+		}
+		for _, port := range ports {
+			for k := range ss.Addresses {
+				add(&ss.Addresses[k], port, true)
+			}
+			for k := range ss.NotReadyAddresses {
+				add(&ss.NotReadyAddresses[k], port, false)
+			}
+		}
+	}
+	// Ports with the same addresses (and readiness) make one subset.
+	type group struct {
+		addrs map[*corev1.EndpointAddress]bool
+		ports []corev1.EndpointPort
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, port := range portOrder {
+		addrs := portAddrs[port]
+		var keys []string
+		for a, ready := range addrs {
+			keys = append(keys, fmt.Sprintf("%s/%s/%v", a.IP, a.TargetRef.UID, ready))
+		}
+		sort.Strings(keys)
+		key := fmt.Sprint(keys)
+		g := byKey[key]
+		if g == nil {
+			g = &group{addrs: addrs}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		if port.Port > 0 {
+			g.ports = append(g.ports, port)
+		}
+	}
+	final := []corev1.EndpointSubset{}
+	for _, g := range groups {
+		var ready, notReady []corev1.EndpointAddress
+		for a, r := range g.addrs {
+			if r {
+				ready = append(ready, *a)
+			} else {
+				notReady = append(notReady, *a)
+			}
+		}
+		final = append(final, corev1.EndpointSubset{Addresses: ready, NotReadyAddresses: notReady, Ports: g.ports})
+	}
+	return sortSubsets(final)
+}
+
+func lessAddress(a, b corev1.EndpointAddress) bool {
+	if c := bytes.Compare([]byte(a.IP), []byte(b.IP)); c != 0 {
+		return c < 0
+	}
+	if b.TargetRef == nil {
+		return false
+	}
+	if a.TargetRef == nil {
+		return true
+	}
+	return a.TargetRef.UID < b.TargetRef.UID
+}
+
+// hashOf is upstream's hashObject: fnv128a of dump.ForHash.
+func hashOf(v any) []byte {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%v", dump.ForHash(v))
+	return h.Sum(nil)
+}
+
+func sortSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
+	for i := range subsets {
+		ss := &subsets[i]
+		sort.Slice(ss.Addresses, func(a, b int) bool { return lessAddress(ss.Addresses[a], ss.Addresses[b]) })
+		sort.Slice(ss.NotReadyAddresses, func(a, b int) bool { return lessAddress(ss.NotReadyAddresses[a], ss.NotReadyAddresses[b]) })
+		sort.Slice(ss.Ports, func(a, b int) bool { return bytes.Compare(hashOf(ss.Ports[a]), hashOf(ss.Ports[b])) < 0 })
+	}
+	sort.Slice(subsets, func(a, b int) bool { return bytes.Compare(hashOf(subsets[a]), hashOf(subsets[b])) < 0 })
+	return subsets
+}
