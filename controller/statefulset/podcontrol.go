@@ -61,6 +61,7 @@ func (s *syncer) createPod(ctx context.Context, pod map[string]any) (map[string]
 	}
 	if err == nil {
 		s.changed = true
+		s.created++
 		if err := s.updateClaimsForPolicy(ctx, s.set, created); err != nil {
 			s.recordPod(ctx, "update", pod, err)
 			return created, err

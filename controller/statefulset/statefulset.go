@@ -126,6 +126,8 @@ type syncer struct {
 	spec    spec
 	changed bool
 	requeue time.Time
+	// created counts the pods created at the sync's time (second).
+	created int
 }
 
 // spec is what the controller reads of a StatefulSet's spec (defaulted
@@ -206,6 +208,12 @@ func clampInt(v int64) int64 {
 // cluster: more replicas than this are a user error the controller
 // reports as an Event instead of trying.
 const maxPods = 100000
+
+// burstPods is how many pods one sync of a StatefulSet creates at most
+// (upstream's MaxBatchSize): a huge Parallel StatefulSet fills over many
+// seconds of cluster time (as the real one, throttled by the API server)
+// and one sync's work stays bounded.
+const burstPods = 500
 
 func (s *syncer) record(ctx context.Context, typ, reason, msg string) error {
 	if err := event.Record(ctx, s.c, s.now, s.set, typ, reason, msg, Component); err != nil {
@@ -330,6 +338,13 @@ func isTerminating(pod map[string]any) bool { return kobj.Deleting(pod) }
 func isTerminal(pod map[string]any) bool {
 	p := kobj.Str(pod, "status", "phase")
 	return p == "Succeeded" || p == "Failed"
+}
+
+// requeueAt asks for a sync at t at the latest.
+func (s *syncer) requeueAt(t time.Time) {
+	if s.requeue.IsZero() || t.Before(s.requeue) {
+		s.requeue = t
+	}
 }
 
 // available reports a pod available at now (podutil.IsPodAvailable); it
@@ -562,8 +577,22 @@ func (s *syncer) updatePods(ctx context.Context, currentRev, updateRev map[strin
 		return st, err
 	}
 
+	// At most a burst of creations per second of cluster time.
+	ts := kobj.FormatTime(s.now)
+	for _, group := range [][]map[string]any{replicas, condemned} {
+		for _, p := range group {
+			if p != nil && kobj.Str(p, "metadata", "creationTimestamp") == ts {
+				s.created++
+			}
+		}
+	}
 	// The replicas in range, in order.
 	for i := range replicas {
+		if s.created >= burstPods {
+			// The rest a second later.
+			s.requeueAt(s.now.Add(time.Second))
+			return done(nil)
+		}
 		exit, err := s.processReplica(ctx, updateSet, monotonic, replicas, i)
 		if err != nil {
 			if monotonic {
