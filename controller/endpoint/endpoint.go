@@ -61,7 +61,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		existing[kobj.Namespace(e)+"/"+kobj.Name(e)] = e
 	}
 	services := map[string]bool{}
-	var pods map[string][]map[string]any
+	var pods *svcpods.Pods
 	for _, svc := range svcs.Items {
 		key := kobj.Namespace(svc) + "/" + kobj.Name(svc)
 		services[key] = true
@@ -69,11 +69,11 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			continue
 		}
 		if pods == nil {
-			if pods, err = svcpods.Pods(ctx, c); err != nil {
+			if pods, err = svcpods.ListPods(ctx, c); err != nil {
 				return res, fmt.Errorf("endpoint: %w", err)
 			}
 		}
-		changed, err := syncService(ctx, c, now, svc, pods[kobj.Namespace(svc)], existing[key])
+		changed, err := syncService(ctx, c, now, svc, pods.Selected(svc), existing[key])
 		if err != nil {
 			return res, err
 		}
@@ -96,8 +96,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 }
 
 // syncService is upstream's syncService for a Service that exists.
-func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc map[string]any, nsPods []map[string]any, current map[string]any) (bool, error) {
-	pods := svcpods.Selected(svc, nsPods)
+func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc map[string]any, pods []map[string]any, current map[string]any) (bool, error) {
 	publishNotReady := kobj.Bool(svc, "spec", "publishNotReadyAddresses")
 	ports := kobj.Slice(svc, "spec", "ports")
 	// One appProtocol pointer per Service port, as upstream's ports

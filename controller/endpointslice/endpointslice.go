@@ -63,7 +63,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	if len(served) == 0 {
 		return res, nil
 	}
-	pods, err := svcpods.Pods(ctx, c)
+	pods, err := svcpods.ListPods(ctx, c)
 	if err != nil {
 		return res, fmt.Errorf("endpointslice: %w", err)
 	}
@@ -88,7 +88,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	for _, svc := range served {
 		r := &reconciler{ctx: ctx, c: c, now: now, svc: svc, nodes: nodes}
-		r.pods = svcpods.Selected(svc, pods[kobj.Namespace(svc)])
+		r.pods = pods.Selected(svc)
 		if err := r.reconcile(r.pods, slices[kobj.Namespace(svc)+"/"+kobj.Name(svc)]); err != nil {
 			if _, ok := err.(*cluster.StatusError); !ok {
 				return res, err

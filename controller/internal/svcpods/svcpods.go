@@ -46,26 +46,54 @@ func ServiceIPSet(svc map[string]any) bool {
 	return ip != "" && ip != "None"
 }
 
-// Pods lists the pods of every namespace once, by namespace.
-func Pods(ctx context.Context, c cluster.Interface) (map[string][]map[string]any, error) {
+// Pods are the pods of every namespace, indexed by label.
+type Pods struct {
+	byNS map[string]*nsPods
+}
+
+type nsPods struct {
+	all     []map[string]any
+	byLabel map[string][]map[string]any // "key=value"
+}
+
+// ListPods lists the pods of every namespace once.
+func ListPods(ctx context.Context, c cluster.Interface) (*Pods, error) {
 	l, err := c.List(ctx, kobj.PodGVK)
 	if err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
-	out := map[string][]map[string]any{}
+	out := &Pods{byNS: map[string]*nsPods{}}
 	for _, p := range l.Items {
-		ns := kobj.Namespace(p)
-		out[ns] = append(out[ns], p)
+		ns := out.byNS[kobj.Namespace(p)]
+		if ns == nil {
+			ns = &nsPods{byLabel: map[string][]map[string]any{}}
+			out.byNS[kobj.Namespace(p)] = ns
+		}
+		ns.all = append(ns.all, p)
+		for k, v := range kobj.Labels(p) {
+			ns.byLabel[k+"="+v] = append(ns.byLabel[k+"="+v], p)
+		}
 	}
 	return out, nil
 }
 
-// Selected returns the pods a Service's selector (a map: every label
-// equal) selects, by name.
-func Selected(svc map[string]any, pods []map[string]any) []map[string]any {
+// Selected returns the pods of svc's namespace that its selector (a map:
+// every label equal) selects, by name. The pods of the selector's
+// rarest label are the only ones looked at.
+func (ps *Pods) Selected(svc map[string]any) []map[string]any {
+	ns := ps.byNS[kobj.Namespace(svc)]
+	if ns == nil {
+		return nil
+	}
 	sel := kobj.StringMap(svc, "spec", "selector")
+	candidates := ns.all
+	for k, v := range sel {
+		if l := ns.byLabel[k+"="+v]; len(l) < len(candidates) {
+			candidates = l
+		}
+	}
 	var out []map[string]any
-	for _, p := range pods {
+	for _, p := range candidates {
 		l := kobj.Labels(p)
 		ok := true
 		for k, v := range sel {
