@@ -82,6 +82,7 @@ func (s *syncer) deletePod(ctx context.Context, pod map[string]any) error {
 		return err
 	}
 	s.changed = true
+	s.deleted++
 	s.recordPod(ctx, "delete", pod, nil)
 	return nil
 }

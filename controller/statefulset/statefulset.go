@@ -126,8 +126,9 @@ type syncer struct {
 	spec    spec
 	changed bool
 	requeue time.Time
-	// created counts the pods created at the sync's time (second).
-	created int
+	// created counts the pods created at the sync's time (second);
+	// deleted the pods this sync deleted.
+	created, deleted int
 }
 
 // spec is what the controller reads of a StatefulSet's spec (defaulted
@@ -209,10 +210,11 @@ func clampInt(v int64) int64 {
 // reports as an Event instead of trying.
 const maxPods = 100000
 
-// burstPods is how many pods one sync of a StatefulSet creates at most
-// (upstream's MaxBatchSize): a huge Parallel StatefulSet fills over many
-// seconds of cluster time (as the real one, throttled by the API server)
-// and one sync's work stays bounded.
+// burstPods is how many pods one sync of a StatefulSet creates, or
+// deletes, at most (upstream's MaxBatchSize), and how many it creates per
+// second of cluster time: a huge Parallel StatefulSet fills over many
+// seconds (as the real one, throttled by the API server) and one sync's
+// work stays bounded.
 const burstPods = 500
 
 func (s *syncer) record(ctx context.Context, typ, reason, msg string) error {
@@ -616,8 +618,12 @@ func (s *syncer) updatePods(ctx context.Context, currentRev, updateRev map[strin
 			}
 		}
 	}
-	// Scale down, from the highest ordinal.
+	// Scale down, from the highest ordinal, at most a burst per sync.
 	for _, p := range condemned {
+		if s.deleted >= burstPods {
+			s.requeueAt(s.now.Add(time.Second))
+			return done(nil)
+		}
 		exit, err := s.processCondemned(ctx, firstUnavailable, monotonic, p)
 		if err != nil {
 			return done(err)

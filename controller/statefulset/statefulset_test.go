@@ -18,6 +18,7 @@ func (c *clock) Now() time.Time { return c.t }
 // TestParallelBurst: a Parallel StatefulSet of 1,001 replicas gets at
 // most 500 pods per second of cluster time, and asks for the next sync a
 // second later while pods are missing; nothing more at the same time.
+// Scaled down, it deletes at most 500 pods per sync.
 func TestParallelBurst(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
@@ -69,5 +70,27 @@ func TestParallelBurst(t *testing.T) {
 			t.Fatalf("after second %d: requeue at %v, want a second later", i, last)
 		}
 		clk.t = clk.t.Add(time.Second)
+	}
+
+	// Scaled to 0: at most 500 deletions per sync.
+	cur, err := st.Get(ctx, kobj.StatefulSetGVK, "default", "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur["spec"].(map[string]any)["replicas"] = int64(0)
+	if _, err := st.Update(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int{501, 1, 0} {
+		res, err := statefulset.Controller{}.Sync(ctx, st, clk.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := count(); got != want {
+			t.Fatalf("scale down: %d pods left after a sync, want %d", got, want)
+		}
+		if want > 0 && !res.RequeueAt.Equal(clk.t.Add(time.Second)) {
+			t.Fatalf("scale down: requeue at %v, want a second later", res.RequeueAt)
+		}
 	}
 }
