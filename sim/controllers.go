@@ -22,7 +22,8 @@ import (
 // order every round runs them: the HorizontalPodAutoscalers, the Deployment, ReplicaSet, StatefulSet,
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the Endpoints and EndpointSlices of
-// Services, the node's Lease, the protection of claims and volumes in use, the
+// Services (and the mirrors of the Endpoints of Services without a
+// selector), the node's Lease, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
 // kube-apiserver). Cascading deletion of dependents happens in the store
@@ -43,6 +44,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		kubelet.New(p),
 		endpoint.Controller{},
 		endpointslice.Controller{},
+		endpointslice.Mirroring{},
 		node.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},

@@ -1,18 +1,14 @@
 package endpoint
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/dump"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
@@ -149,7 +145,7 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 			subsets = addSubset(subsets, epa, epp, ready)
 		}
 	}
-	subsets = repackSubsets(subsets)
+	subsets = svcpods.RepackSubsets(subsets)
 	want, err := toValue(subsets)
 	if err != nil {
 		return false, fmt.Errorf("endpoint: %w", err)
@@ -324,125 +320,4 @@ func truncate(subsets []any) bool {
 		canBeAdded -= len(in)
 	}
 	return true
-}
-
-// repackSubsets is upstream's endpoints.RepackSubsets: addresses grouped
-// by the set of ports they serve, each group a subset, sorted as
-// upstream sorts them (addresses by IP and pod uid, ports and subsets by
-// the hash of their Go value).
-func repackSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
-	type addressKey struct {
-		ip  string
-		uid types.UID
-	}
-	allAddrs := map[addressKey]*corev1.EndpointAddress{}
-	// For each port (a sentinel -1 for none), the addresses and whether
-	// each is ready.
-	portAddrs := map[corev1.EndpointPort]map[*corev1.EndpointAddress]bool{}
-	var portOrder []corev1.EndpointPort
-	add := func(addr *corev1.EndpointAddress, port corev1.EndpointPort, ready bool) {
-		key := addressKey{ip: addr.IP}
-		if addr.TargetRef != nil {
-			key.uid = addr.TargetRef.UID
-		}
-		existing := allAddrs[key]
-		if existing == nil {
-			cp := *addr
-			existing = &cp
-			allAddrs[key] = existing
-		}
-		m, ok := portAddrs[port]
-		if !ok {
-			m = map[*corev1.EndpointAddress]bool{}
-			portAddrs[port] = m
-			portOrder = append(portOrder, port)
-		}
-		if wasReady, found := m[existing]; !found || wasReady {
-			m[existing] = ready
-		}
-	}
-	for i := range subsets {
-		ss := &subsets[i]
-		ports := ss.Ports
-		if len(ports) == 0 {
-			ports = []corev1.EndpointPort{{Port: -1}}
-		}
-		for _, port := range ports {
-			for k := range ss.Addresses {
-				add(&ss.Addresses[k], port, true)
-			}
-			for k := range ss.NotReadyAddresses {
-				add(&ss.NotReadyAddresses[k], port, false)
-			}
-		}
-	}
-	// Ports with the same addresses (and readiness) make one subset.
-	type group struct {
-		addrs map[*corev1.EndpointAddress]bool
-		ports []corev1.EndpointPort
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	for _, port := range portOrder {
-		addrs := portAddrs[port]
-		var keys []string
-		for a, ready := range addrs {
-			keys = append(keys, fmt.Sprintf("%s/%s/%v", a.IP, a.TargetRef.UID, ready))
-		}
-		sort.Strings(keys)
-		key := fmt.Sprint(keys)
-		g := byKey[key]
-		if g == nil {
-			g = &group{addrs: addrs}
-			byKey[key] = g
-			groups = append(groups, g)
-		}
-		if port.Port > 0 {
-			g.ports = append(g.ports, port)
-		}
-	}
-	final := []corev1.EndpointSubset{}
-	for _, g := range groups {
-		var ready, notReady []corev1.EndpointAddress
-		for a, r := range g.addrs {
-			if r {
-				ready = append(ready, *a)
-			} else {
-				notReady = append(notReady, *a)
-			}
-		}
-		final = append(final, corev1.EndpointSubset{Addresses: ready, NotReadyAddresses: notReady, Ports: g.ports})
-	}
-	return sortSubsets(final)
-}
-
-func lessAddress(a, b corev1.EndpointAddress) bool {
-	if c := bytes.Compare([]byte(a.IP), []byte(b.IP)); c != 0 {
-		return c < 0
-	}
-	if b.TargetRef == nil {
-		return false
-	}
-	if a.TargetRef == nil {
-		return true
-	}
-	return a.TargetRef.UID < b.TargetRef.UID
-}
-
-// hashOf is upstream's hashObject: fnv128a of dump.ForHash.
-func hashOf(v any) []byte {
-	h := fnv.New128a()
-	fmt.Fprintf(h, "%v", dump.ForHash(v))
-	return h.Sum(nil)
-}
-
-func sortSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
-	for i := range subsets {
-		ss := &subsets[i]
-		sort.Slice(ss.Addresses, func(a, b int) bool { return lessAddress(ss.Addresses[a], ss.Addresses[b]) })
-		sort.Slice(ss.NotReadyAddresses, func(a, b int) bool { return lessAddress(ss.NotReadyAddresses[a], ss.NotReadyAddresses[b]) })
-		sort.Slice(ss.Ports, func(a, b int) bool { return bytes.Compare(hashOf(ss.Ports[a]), hashOf(ss.Ports[b])) < 0 })
-	}
-	sort.Slice(subsets, func(a, b int) bool { return bytes.Compare(hashOf(subsets[a]), hashOf(subsets[b])) < 0 })
-	return subsets
 }

@@ -16,4 +16,7 @@
 // endpoints.kubernetes.io/last-change-trigger-time annotation is written
 // as the endpoints controller writes it. Slices of deleted Services go
 // with them (garbage collection of owned objects).
+//
+// Mirroring is the EndpointSlice mirroring controller: the Endpoints that
+// users write for a Service without a selector get EndpointSlices too.
 package endpointslice

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/konverge/konverge/value"
 )
@@ -50,18 +51,39 @@ func reduceEndpoints(o, out map[string]any) {
 // slice took, which depends on how the watches interleave) and the
 // trigger-time annotation are left out.
 func reduceEndpointSlice(o, out map[string]any) {
-	if gen := str(o, "metadata", "generateName"); gen != "" {
+	gen := str(o, "metadata", "generateName")
+	if svc := str(o, "metadata", "labels", "kubernetes.io/service-name"); gen == "" && safeSuffix.MatchString(strings.TrimPrefix(name(o), svc+"-")) {
+		// A slice written again without its generateName.
+		gen = svc + "-"
+	}
+	if gen != "" {
 		// The random suffix masked; the ports tell a Service's slices
 		// apart.
 		b, _ := json.Marshal(fieldOf(o, "ports"))
 		out["name"] = gen + "* " + string(b)
 	}
 	out["addressType"] = fieldOf(o, "addressType")
+	if ann, ok := fieldOf(o, "metadata.annotations").(map[string]any); ok {
+		a := map[string]any{}
+		for k, v := range ann {
+			if k != "endpoints.kubernetes.io/last-change-trigger-time" {
+				a[k] = v
+			}
+		}
+		if len(a) > 0 {
+			out["annotations"] = a
+		}
+	}
 	out["ports"] = value.DeepCopy(fieldOf(o, "ports"))
 	var eps []map[string]any
 	for _, e := range listAt(o, "endpoints") {
 		m, _ := e.(map[string]any)
 		ep := map[string]any{"pod": str(m, "targetRef", "name"), "addresses": len(listAt(m, "addresses"))}
+		if ep["pod"] == "" {
+			// Mirrored from Endpoints a user wrote: their addresses.
+			ep["pod"] = fmt.Sprint(listAt(m, "addresses"))
+			ep["addresses"] = value.DeepCopy(fieldOf(m, "addresses"))
+		}
 		for _, k := range []string{"conditions", "nodeName", "hostname", "zone"} {
 			if v := fieldOf(m, k); v != nil {
 				ep[k] = value.DeepCopy(v)
