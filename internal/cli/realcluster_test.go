@@ -137,7 +137,7 @@ func TestRealClusterWalkthrough(t *testing.T) {
 		t.Errorf("clock on a real cluster: exit %d, %s", code, errOut)
 	}
 
-	must(`deployment.apps "nginx-deployment" deleted from default namespace`, "delete", "-f", dir+"update_deployment.yaml")
+	must(`deployment.apps "nginx-deployment" deleted from `+ns+` namespace`, "delete", "-f", dir+"update_deployment.yaml")
 	if _, _, code := k("get", "deployment", "nginx-deployment"); code == 0 {
 		t.Error("deployment still there after delete")
 	}
