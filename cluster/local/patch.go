@@ -93,6 +93,9 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	case cluster.MergePatchType, cluster.StrategicMergePatchType:
 		p, err := value.DecodeObject(data)
 		if err != nil {
+			if msg, ok := notAnObject(data); ok && pt == cluster.StrategicMergePatchType {
+				return nil, cluster.NewBadRequest(msg)
+			}
 			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 		}
 		if pt == cluster.MergePatchType {
@@ -118,4 +121,29 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	t.patchBody = data
 	defer func() { t.patchBody = nil }()
 	return t.updateObject(k, res, old, obj, o.Subresource == "status", o.DryRun)
+}
+
+// notAnObject is kube-apiserver's refusal of a strategic merge patch that
+// is JSON but not an object (Go's encoding/json decoding it into a map):
+// "json: cannot unmarshal string into Go value of type
+// map[string]interface {}".
+func notAnObject(data []byte) (string, bool) {
+	v, err := value.Decode(data)
+	if err != nil {
+		return "", false
+	}
+	var t string
+	switch v.(type) {
+	case string:
+		t = "string"
+	case []any:
+		t = "array"
+	case bool:
+		t = "bool"
+	case nil, map[string]any:
+		return "", false
+	default:
+		t = "number"
+	}
+	return "json: cannot unmarshal " + t + " into Go value of type map[string]interface {}", true
 }
