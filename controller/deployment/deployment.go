@@ -8,8 +8,11 @@
 // and ReplicaFailure conditions. Events are upstream's (ScalingReplicaSet
 // "Scaled up replica set x from 0 to 3").
 //
-// The pod-template-hash is the fnv32a hash of the canonical JSON of the pod
-// template (and status.collisionCount), encoded as upstream encodes its own.
+// The pod-template-hash is upstream's (controller.ComputeHash of the typed
+// pod template and status.collisionCount, package podhash), so that a
+// Deployment's ReplicaSets and pods are named as kube-controller-manager
+// names them; a template that does not decode as a PodTemplateSpec falls
+// back to the fnv32a hash of its canonical JSON.
 package deployment
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/podhash"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -343,7 +347,10 @@ func (s *syncer) getNewRS(ctx context.Context, rss []map[string]any, create bool
 	if v, ok := kobj.Int(s.d, "status", "collisionCount"); ok {
 		cc = &v
 	}
-	hash := kobj.TemplateHash(tmpl, cc)
+	hash, err := podhash.Compute(tmpl, cc)
+	if err != nil {
+		hash = kobj.TemplateHash(tmpl, cc)
+	}
 	kobj.EnsureMap(tmpl, "metadata", "labels")[PodTemplateHashLabel] = hash
 	sel := kobj.Copy(kobj.Map(s.d, "spec", "selector"))
 	kobj.EnsureMap(sel, "matchLabels")[PodTemplateHashLabel] = hash

@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"diff":                        {"apimeta", "apply", "cluster", "defaults", "kinds", "lastapplied", "manifest", "mask", "merge", "normalize", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
 	"cluster/local":               {"apimeta", "cluster", "defaults", "kinds", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 	"controller":                  {"apimeta", "cluster", "schema"},
-	"controller/deployment":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
+	"controller/deployment":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/podhash", "schema", "selector", "value"},
 	"controller/replicaset":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/gc":               {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/event":            {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
