@@ -70,8 +70,17 @@ func (s *syncer) manage(ctx context.Context, jc *jobCtx) (int64, error) {
 			return active, nil
 		}
 	}
-	if diff > MaxPodCreateDeletePerSync {
-		diff = MaxPodCreateDeletePerSync
+	// At most MaxPodCreateDeletePerSync per sync, and per second of
+	// cluster time: a Job of a huge parallelism fills over many seconds
+	// (as the real one, throttled by the API server), the rest a second
+	// later.
+	limit := int64(MaxPodCreateDeletePerSync) - createdAt(jc.pods, s.now)
+	if diff > limit {
+		s.note(s.now.Add(time.Second))
+		diff = max(limit, 0)
+	}
+	if diff == 0 {
+		return active, nil
 	}
 	var indexes []int
 	if s.spec.indexed && s.spec.completions != nil {
@@ -647,4 +656,17 @@ func sortActivePods(pods []map[string]any) {
 		cb := kobj.ParseTime(kobj.Str(b, "metadata", "creationTimestamp"))
 		return ca.After(cb)
 	})
+}
+
+// createdAt counts the pods created at now (to the second, as
+// creationTimestamp has it).
+func createdAt(pods []map[string]any, now time.Time) int64 {
+	ts := kobj.FormatTime(now)
+	var n int64
+	for _, p := range pods {
+		if kobj.Str(p, "metadata", "creationTimestamp") == ts {
+			n++
+		}
+	}
+	return n
 }
