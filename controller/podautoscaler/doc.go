@@ -2,7 +2,7 @@
 // embedded cluster, after kube-controller-manager 1.37's
 // (pkg/controller/podautoscaler) in a cluster without a metrics server:
 // every 15 seconds of cluster time from its creation (the controller's
-// default sync period), an HPA reads its target's scale subresource,
+// default sync period), and at once when its spec changes, an HPA reads its target's scale subresource,
 // brings the replicas inside [minReplicas, maxReplicas] through it
 // (SuccessfulRescale), and otherwise fails to read its metrics as the
 // real controller does when no metrics API is served

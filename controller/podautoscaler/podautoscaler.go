@@ -68,12 +68,18 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		}
 		next := slot.Add(SyncPeriod)
 		res = res.Merge(controller.Result{RequeueAt: next})
-		last, err := event.LastRecorded(ctx, c, hpa, Component)
-		if err != nil {
-			return res, err
-		}
-		if !last.IsZero() && !last.Before(slot) {
-			continue
+		// A change of the spec (a new generation the status has not
+		// observed) is reconciled at once, as upstream enqueues it.
+		gen, _ := kobj.Int(hpa, "metadata", "generation")
+		observed, hasObserved := kobj.Int(hpa, "status", "observedGeneration")
+		if !hasObserved || observed >= gen {
+			last, err := event.LastRecorded(ctx, c, hpa, Component)
+			if err != nil {
+				return res, err
+			}
+			if !last.IsZero() && !last.Before(slot) {
+				continue
+			}
 		}
 		r := &reconciler{ctx: ctx, c: c, now: now, hpa: kobj.Copy(hpa), all: all}
 		if kobj.Map(hpa, "spec")["metrics"] == nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konverge/konverge/clock"
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller/podautoscaler"
 	"github.com/konverge/konverge/schema"
@@ -69,5 +71,55 @@ func TestV1HPA(t *testing.T) {
 	}
 	if len(warnings) != 0 {
 		t.Errorf("warnings: %v", warnings)
+	}
+}
+
+// A new minReplicas is acted on at once, not at the next period.
+func TestSpecChangeReconciledAtOnce(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.New(clock.Manual, clock.Epoch)
+	st, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deploy := schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}
+	for _, obj := range []map[string]any{
+		{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "default"},
+			"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+				"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+					"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}}},
+		{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "web", "namespace": "default"},
+			"spec": map[string]any{"minReplicas": int64(2), "maxReplicas": int64(5),
+				"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}},
+	} {
+		if _, err := st.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replicas := func() any {
+		d, err := st.Get(ctx, deploy, "default", "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d["spec"].(map[string]any)["replicas"]
+	}
+	sync := func() {
+		if _, err := (podautoscaler.Controller{}).Sync(ctx, st, clk.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	clk.Set(clk.Now().Add(3 * time.Second))
+	sync() // within the period: nothing
+	if r := replicas(); r != int64(2) {
+		t.Fatalf("replicas %v, want 2", r)
+	}
+	if _, err := st.Patch(ctx, podautoscaler.HPAGVK, "default", "web", cluster.MergePatchType, []byte(`{"spec":{"minReplicas":4}}`)); err != nil {
+		t.Fatal(err)
+	}
+	sync()
+	if r := replicas(); r != int64(4) {
+		t.Errorf("replicas %v after minReplicas 4, want 4 at once", r)
 	}
 }
