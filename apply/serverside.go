@@ -161,6 +161,15 @@ func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode 
 			}
 		}
 	}
+	if r.rollback {
+		// What a dry run returns: the object at its live revision, none
+		// for a create.
+		var rv any
+		if p.live != nil {
+			rv = objref.ResourceVersion(p.live)
+		}
+		out = objref.WithMetadata(out, "resourceVersion", rv)
+	}
 	res.Action, res.Object = ServerSideApplied, out
 	r.warnIfDeleting(&res)
 	return res, nil

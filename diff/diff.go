@@ -8,6 +8,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/mask"
 	"github.com/konverge/konverge/objref"
@@ -209,6 +210,23 @@ func (d *Differ) entry(res apply.Result) Entry {
 	if e.Merged != nil {
 		e.Merged = d.clean(e.Merged)
 	}
+	if !d.opts.ServerSide && e.Merged != nil && e.Action != Delete {
+		// kubectl diff merges the configuration without its last-applied
+		// annotation: the annotation stays as live has it (none on a
+		// create), and an object without it gets no warning.
+		e.Merged = keepLastApplied(e.Merged, e.Live)
+		if e.Live != nil {
+			// Nor does the generation move for the annotation alone (a
+			// Deployment's does for any change of its annotations).
+			gen := objref.Metadata(e.Live)["generation"]
+			if g := objref.WithMetadata(e.Merged, "generation", gen); value.Equal(g, e.Live) {
+				e.Merged = g
+			}
+		}
+		e.Warnings = slices.DeleteFunc(slices.Clone(e.Warnings), func(w string) bool {
+			return strings.Contains(w, "annotation which is required by kubectl apply")
+		})
+	}
 	// What changes is what differs between the two versions, as kubectl
 	// diff compares its two directories: a patch that changes nothing on
 	// the server (a quantity the server writes in its canonical form, a
@@ -231,29 +249,44 @@ func (d *Differ) entry(res apply.Result) Entry {
 	return e
 }
 
-// clean returns obj without the fields the server manages:
-// metadata.managedFields (unless ShowManagedFields), resourceVersion and
-// generation, and status. obj is not modified.
+// keepLastApplied returns merged with live's last-applied annotation
+// (none when live is nil or has none). merged is not modified.
+func keepLastApplied(merged, live map[string]any) map[string]any {
+	want, has := objref.Annotations(live)[lastapplied.Annotation]
+	got, had := objref.Annotations(merged)[lastapplied.Annotation]
+	if has == had && want == got {
+		return merged
+	}
+	old, _ := objref.Metadata(merged)["annotations"].(map[string]any)
+	anns := make(map[string]any, len(old)+1)
+	for k, v := range old {
+		anns[k] = v
+	}
+	if has {
+		anns[lastapplied.Annotation] = want
+	} else {
+		delete(anns, lastapplied.Annotation)
+	}
+	if len(anns) == 0 {
+		return objref.WithMetadata(merged, "annotations", nil)
+	}
+	return objref.WithMetadata(merged, "annotations", anns)
+}
+
+// clean returns obj without metadata.managedFields (unless
+// ShowManagedFields), as kubectl diff prints objects. obj is not modified.
 func (d *Differ) clean(obj map[string]any) map[string]any {
+	md := objref.Metadata(obj)
+	if _, ok := md["managedFields"]; !ok || d.opts.ShowManagedFields {
+		return obj
+	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
-		if k != "status" {
-			out[k] = v
-		}
-	}
-	md := objref.Metadata(obj)
-	if md == nil {
-		return out
+		out[k] = v
 	}
 	nmd := make(map[string]any, len(md))
 	for k, v := range md {
-		switch k {
-		case "resourceVersion", "generation":
-		case "managedFields":
-			if d.opts.ShowManagedFields {
-				nmd[k] = v
-			}
-		default:
+		if k != "managedFields" {
 			nmd[k] = v
 		}
 	}

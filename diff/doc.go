@@ -21,19 +21,20 @@
 //
 // # What is shown
 //
-// Both versions leave out what the server manages: metadata.managedFields
-// (kubectl's --show-managed-fields is Options.ShowManagedFields),
-// metadata.resourceVersion, metadata.generation and status. Secret values
-// are masked as kubectl's Masker masks them: "***", or "*** (before)" and
-// "*** (after)" for a key whose value changes. kubectl masks data only and
-// shows the values again inside the last-applied annotation; konverge masks
-// data, stringData, and both inside the annotation (Options.ShowSecrets
-// shows them all).
+// Both versions are the objects as kubectl diff prints them: as the
+// server returns them (resourceVersion, generation and status included; a
+// dry-run create has no resourceVersion), without metadata.managedFields
+// (kubectl's --show-managed-fields is Options.ShowManagedFields). Secret
+// values are masked as kubectl's Masker masks them: "***", or "***
+// (before)" and "*** (after)" for a key whose value changes. kubectl masks
+// data only and shows the values again inside the last-applied
+// annotation; konverge masks data, stringData, and both inside the
+// annotation (Options.ShowSecrets shows them all).
 //
-// The merged version carries the last-applied annotation as apply would
-// write it; kubectl diff leaves the live one there (it computes its patch
-// without annotating), so an object's annotation change shows here and not
-// in kubectl.
+// As kubectl diff merges the configuration without annotating it, the
+// merged version of a client-side diff keeps the live last-applied
+// annotation (none on a create), and an object without one is no
+// difference for that alone.
 //
 // # Output
 //

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -90,10 +93,23 @@ func diffErrorLines(err error, serverSide bool) []string {
 	for _, e := range ae {
 		var se *cluster.StatusError
 		if errors.As(e.Err, &se) {
-			out = append(out, errorText(se))
+			if se.Code == 409 {
+				// kubectl diff takes a conflict for an object that changed
+				// under it, tries once more without its lock and warns.
+				out = append(out, klogWarning(time.Now(), fmt.Sprintf("Object (%s/%s, Kind=%s: %s) keeps changing, diffing without lock",
+					e.Ref.GVK.Group, e.Ref.GVK.Version, e.Ref.GVK.Kind, e.Ref.Name)))
+			}
+			out = append(out, commandErrorText(se))
 			continue
 		}
 		out = append(out, "error: "+e.Err.Error())
 	}
 	return out
+}
+
+// klogWarning is a warning line as kubectl's logger prints it: level,
+// date, time, process and the source line of kubectl diff's warning.
+func klogWarning(t time.Time, msg string) string {
+	return fmt.Sprintf("W%02d%02d %02d:%02d:%02d.%06d %7d diff.go:723] %s",
+		t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000, os.Getpid(), msg)
 }

@@ -100,6 +100,11 @@ var (
 	diffDirRE = regexp.MustCompile(`/tmp/(LIVE|MERGED)-[0-9]+/`)
 	// diffStampRE is the time diff -u prints after a file name.
 	diffStampRE = regexp.MustCompile(`(?m)^((?:---|\+\+\+) \S+)\t.*$`)
+	// diffRVRE is a resourceVersion inside a printed diff.
+	diffRVRE = regexp.MustCompile(`(?m)^([-+ ]\s*)resourceVersion: "\d+"`)
+	// klogRE is the header of a line of kubectl's logger: level, date,
+	// time, process, source line.
+	klogRE = regexp.MustCompile(`(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ \S+:\d+\] `)
 	// textTimeRE is a timestamp inside printed YAML.
 	textTimeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
 )
@@ -115,11 +120,13 @@ func MaskDiff(s string) string {
 		return "merged/"
 	})
 	s = diffStampRE.ReplaceAllString(s, "$1")
+	s = diffRVRE.ReplaceAllString(s, "${1}resourceVersion: \"<rv>\"")
 	return textTimeRE.ReplaceAllString(s, "<time>")
 }
 
 // MaskText masks uids and random volume names in command output.
 func MaskText(s string) string {
+	s = klogRE.ReplaceAllString(s, "${1}<klog> ")
 	s = uuidRE.ReplaceAllString(s, "<uid>")
 	return tokenVolumeRE.ReplaceAllString(s, "kube-api-access-<rand>")
 }

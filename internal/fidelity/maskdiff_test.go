@@ -17,3 +17,14 @@ func TestMaskDiff(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestMaskTextKlog(t *testing.T) {
+	in := "W1125 18:37:20.520921    3618 diff.go:723] Object (/v1, Kind=ConfigMap: compared) keeps changing, diffing without lock\nerror: x\n"
+	want := "W<klog> Object (/v1, Kind=ConfigMap: compared) keeps changing, diffing without lock\nerror: x\n"
+	if got := MaskText(in); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := MaskDiff("   resourceVersion: \"290\"\n"); got != "   resourceVersion: \"<rv>\"\n" {
+		t.Errorf("resourceVersion not masked: %q", got)
+	}
+}
