@@ -69,6 +69,7 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
+	warnShortNames(o.ErrOut, sess.Mapper(), args, reqs)
 	ns := o.Ns()
 	if o.AllNamespaces {
 		ns = ""

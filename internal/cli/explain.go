@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,7 +106,7 @@ Use "konverge api-resources" for a complete list of supported resources.`,
 
 // runExplain explains arg (TYPE[.FIELD...]) as kubectl explain does.
 func runExplain(ctx context.Context, g *Globals, s *Session, o explainOptions, arg string) error {
-	res, fields, err := explainTarget(s.Mapper(), arg, o.apiVersion == "")
+	res, fields, err := explainTarget(g.ErrOut, s.Mapper(), arg, o.apiVersion == "")
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func runExplain(ctx context.Context, g *Globals, s *Session, o explainOptions, a
 // path as kubectl does: the first JSONPath field names the resource,
 // and with matchPrefix (no --api-version) "deployments.apps.spec" is
 // read as the resource deployments.apps.
-func explainTarget(m cluster.Mapper, in string, matchPrefix bool) (cluster.Resource, []string, error) {
+func explainTarget(w io.Writer, m cluster.Mapper, in string, matchPrefix bool) (cluster.Resource, []string, error) {
 	nodes, err := explainPath(in)
 	if err != nil {
 		return cluster.Resource{}, nil, err
@@ -158,6 +159,9 @@ func explainTarget(m cluster.Mapper, in string, matchPrefix bool) (cluster.Resou
 			return cluster.Resource{}, nil, &noMatchError{msg: se.Message}
 		}
 		return cluster.Resource{}, nil, err
+	}
+	if msg := shortNameWarning(m, first.Value, res); msg != "" {
+		printWarning(w, msg)
 	}
 	rest := nodes[1:]
 	if matchPrefix {

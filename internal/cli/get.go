@@ -145,6 +145,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		if err != nil {
 			return failOne(o.ErrOut, err)
 		}
+		warnShortNames(o.ErrOut, sess.Mapper(), args, reqs)
 	}
 	named := false
 	for _, r := range reqs {

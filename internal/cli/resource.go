@@ -402,3 +402,54 @@ func (g *Globals) gatherObjects(ctx context.Context, c cluster.Reader, reqs []re
 	}
 	return found, errs, nil
 }
+
+// shortNameWarning is kubectl's warning when a short name also names a
+// resource of lower priority ("ev": Events of the core group and of
+// events.k8s.io): `short name "ev" could also match lower priority
+// resource events.events.k8s.io`; "" when it names one resource.
+func shortNameWarning(m cluster.Mapper, name string, chosen cluster.Resource) string {
+	seen := map[string]bool{chosen.GVK.Group + "/" + chosen.Plural: true}
+	for _, r := range m.Resources() {
+		key := r.GVK.Group + "/" + r.Plural
+		if seen[key] {
+			continue
+		}
+		for _, s := range r.ShortNames {
+			if s == name {
+				seen[key] = true
+				gr := r.Plural
+				if r.GVK.Group != "" {
+					gr += "." + r.GVK.Group
+				}
+				return fmt.Sprintf("short name %q could also match lower priority resource %s", name, gr)
+			}
+		}
+	}
+	return ""
+}
+
+// warnShortNames prints shortNameWarning for the kinds of args (KIND,
+// KIND1,KIND2 or KIND/NAME) on w, as kubectl does.
+func warnShortNames(w io.Writer, m cluster.Mapper, args []string, reqs []resourceRequest) {
+	var kinds []string
+	if len(args) > 0 && !strings.Contains(args[0], "/") {
+		kinds = strings.Split(args[0], ",")
+	} else {
+		for _, a := range args {
+			k, _, _ := strings.Cut(a, "/")
+			kinds = append(kinds, k)
+		}
+	}
+	i := 0
+	for _, k := range kinds {
+		if k == "" {
+			continue
+		}
+		if i < len(reqs) {
+			if msg := shortNameWarning(m, k, reqs[i].Resource); msg != "" {
+				printWarning(w, msg)
+			}
+		}
+		i++
+	}
+}
