@@ -100,7 +100,7 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	fieldManagerFlag(f, &o.FieldManager, manager)
 	validateFlag(f, &o.Validate)
 	if o.Replace {
-		subresourceFlag(f, &o.Subresource, "If specified, replace will operate on the subresource of the requested object. Only status is supported here.")
+		subresourceFlag(f, &o.Subresource, "If specified, replace will operate on the subresource of the requested object.")
 	}
 }
 
@@ -142,9 +142,6 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	if o.Subresource != "" && o.Subresource != "status" {
-		return fail(errOut, 1, fmt.Errorf("replace --subresource: only status is supported, not %q", o.Subresource))
-	}
 	o.Warnings = errOut
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
@@ -183,6 +180,13 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 			switch {
 			case dry == apply.DryRunClient:
 				got = obj
+			case o.Replace && o.Subresource != "" && o.Subresource != "status":
+				res, rerr := m.ResourceFor(objref.Of(obj).GVK)
+				if rerr != nil {
+					err = rerr
+					break
+				}
+				err = replaceSubresourceError(ctx, c, res, obj, o.Subresource)
 			case o.Replace:
 				uopts := []cluster.UpdateOption{validation, cluster.FieldOwner(o.fieldManager())}
 				if dry == apply.DryRunServer {

@@ -53,7 +53,7 @@ concurrent change is a conflict). An unchanged or empty file cancels the edit.`,
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
 	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
 	validateFlag(cmd.Flags(), &o.Validate)
-	subresourceFlag(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object. Only status is supported here.")
+	subresourceFlag(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object.")
 	fieldManagerFlag(cmd.Flags(), &o.FieldManager, managerEdit)
 	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
 	return cmd
@@ -84,9 +84,6 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	if o.Subresource != "" && o.Subresource != "status" {
-		return failOne(o.ErrOut, fmt.Errorf("edit --subresource: only status is supported, not %q", o.Subresource))
-	}
 	sess, err := o.openResourceSession(ctx)
 	if err != nil {
 		return failOne(o.ErrOut, err)
@@ -94,6 +91,12 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 	defer sess.Close(ctx)
 	targets, errs := selectTargets(ctx, o.Globals, sess, o.FilenameFlags, args, "", false)
 	for _, t := range targets {
+		if o.Subresource != "" && o.Subresource != "status" {
+			if err := o.editSubresource(ctx, sess, t, o.Subresource); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		ref := objectRef(t.res, printer.Str(t.obj, "metadata", "name"))
 		edited, cancelled, err := o.editOne(t.obj)
 		if err != nil {
@@ -101,7 +104,7 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 			continue
 		}
 		if cancelled != "" {
-			fmt.Fprintln(o.Out, cancelled)
+			fmt.Fprintln(o.ErrOut, cancelled)
 			continue
 		}
 		update := sess.Cluster.Update

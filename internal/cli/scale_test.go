@@ -73,7 +73,7 @@ func TestWriteCommands(t *testing.T) {
 		{args: []string{"annotate", "deploy", "nginx-deployment", "owner=b"}, err: "error: --overwrite is false but found the following declared annotation(s): 'owner' already has a value (team a)\n", code: 1},
 		{args: []string{"annotate", "deploy", "nginx-deployment", "owner-"}, out: "deployment.apps/nginx-deployment annotated\n",
 			check: func(d map[string]any) string { return printer.Str(d, "metadata", "annotations", "owner") }, checkLabel: ""},
-		{args: []string{"edit", "deploy/nginx-deployment"}, env: "true", out: "Edit cancelled, no changes made.\n"},
+		{args: []string{"edit", "deploy/nginx-deployment"}, env: "true", err: "Edit cancelled, no changes made.\n"},
 		{args: []string{"edit", "deployment/nginx-deployment"}, env: editScript, out: "deployment.apps/nginx-deployment edited\n",
 			check: func(d map[string]any) string {
 				return printer.Str(printer.List(d, "spec", "template", "spec", "containers")[0], "image")
