@@ -51,6 +51,46 @@ func ObjectMeta(meta, old map[string]any, namespaced bool) []Error {
 	return dedupe(objectMeta(meta, namespaced, nameIsDNSSubdomain, newPath("metadata")))
 }
 
+// BuiltinObjectMeta is ObjectMeta for an object of a built-in kind that
+// Object does not know, with the name rule of the kind's validation:
+// RBAC roles and bindings take any name that is a path segment
+// ("system:metrics-server"), CertificateSigningRequests any name, an
+// APIService a path segment equal to spec.version + "." + spec.group, the
+// rest DNS subdomains.
+func BuiltinObjectMeta(obj, old map[string]any, namespaced bool) []Error {
+	meta := mget(obj, "metadata")
+	if old != nil {
+		return dedupe(objectMetaUpdate(meta, mget(old, "metadata"), newPath("metadata")))
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	group, _, _ := strings.Cut(apiVersion, "/")
+	if !strings.Contains(apiVersion, "/") {
+		group = ""
+	}
+	kind, _ := obj["kind"].(string)
+	nameFn := nameIsDNSSubdomain
+	switch group + "/" + kind {
+	case "rbac.authorization.k8s.io/Role", "rbac.authorization.k8s.io/ClusterRole",
+		"rbac.authorization.k8s.io/RoleBinding", "rbac.authorization.k8s.io/ClusterRoleBinding":
+		nameFn = func(name string, _ bool) []string { return pathSegmentName(name) }
+	case "certificates.k8s.io/CertificateSigningRequest":
+		nameFn = func(string, bool) []string { return nil }
+	case "apiregistration.k8s.io/APIService":
+		spec := mget(obj, "spec")
+		required := sget(spec, "version") + "." + sget(spec, "group")
+		nameFn = func(name string, _ bool) []string {
+			if msgs := pathSegmentName(name); len(msgs) > 0 {
+				return msgs
+			}
+			if name != required {
+				return []string{fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", required)}
+			}
+			return nil
+		}
+	}
+	return dedupe(objectMeta(meta, namespaced, nameFn, newPath("metadata")))
+}
+
 type schema map[string]any
 
 func schemaOf(v any) schema {

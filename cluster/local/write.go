@@ -305,7 +305,11 @@ func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
 		if old != nil {
 			oldMD = metadata(old)
 		}
-		errs = validate.ObjectMeta(metadata(obj), oldMD, res.Namespaced)
+		if v == nil {
+			errs = validate.BuiltinObjectMeta(obj, old, res.Namespaced)
+		} else {
+			errs = validate.ObjectMeta(metadata(obj), oldMD, res.Namespaced)
+		}
 		if v != nil && v.schema != nil {
 			errs = append(errs, validate.CustomResource(obj, v.schema)...)
 		}
