@@ -466,9 +466,15 @@ func configMap(o, old obj) []Error {
 	return errs
 }
 
-// equalMaps compares maps as reflect.DeepEqual compares Go maps (nil and
-// empty are different, but decoded objects have no empty maps).
-func equalMaps(a, b obj) bool { return equal(a, b) || (len(a) == 0 && len(b) == 0) }
+// equalMaps compares maps as reflect.DeepEqual compares Go maps: an
+// absent map (nil) and an empty one differ. Stored objects have no empty
+// maps; a request that sends data: {} has one.
+func equalMaps(a, b obj) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	return equal(a, b) || (len(a) == 0 && len(b) == 0)
+}
 
 func decodedLen(v any) int {
 	s, _ := v.(string)

@@ -432,8 +432,12 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		if err := t.defaultStatus(res, obj); err != nil {
 			return nil, err
 		}
-	} else if err := t.defaults(res, obj); err != nil {
-		return nil, err
+	} else {
+		empty := emptyDataMaps(k.gk, obj)
+		if err := t.defaults(res, obj); err != nil {
+			return nil, err
+		}
+		defer restoreEmptyMaps(obj, empty)()
 	}
 	// The writer's fields, as kube-apiserver's field manager sees them:
 	// after decoding, before admission and the strategy.
@@ -579,4 +583,42 @@ func (t *txn) defaultStatus(res cluster.Resource, obj map[string]any) error {
 		delete(obj, "status")
 	}
 	return nil
+}
+
+// emptyDataMaps returns the keys of a Secret's or ConfigMap's data maps
+// (data, binaryData) that the request holds as empty maps. Decoding
+// drops them from what is stored (protobuf keeps no empty map), but
+// kube-apiserver validates the decoded request, where an empty map is not
+// the stored nil: updating an immutable Secret with data: {} changes its
+// data (restoreEmptyMaps puts them back for validation only).
+func emptyDataMaps(gk groupKind, obj map[string]any) []string {
+	if gk.Group != "" || (gk.Kind != "Secret" && gk.Kind != "ConfigMap") {
+		return nil
+	}
+	var keys []string
+	for _, k := range []string{"data", "binaryData"} {
+		if m, ok := obj[k].(map[string]any); ok && len(m) == 0 {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// restoreEmptyMaps sets the keys of obj to empty maps where defaulting
+// dropped them, and returns the function that drops them again.
+func restoreEmptyMaps(obj map[string]any, keys []string) func() {
+	var put []string
+	for _, k := range keys {
+		if _, ok := obj[k]; !ok {
+			obj[k] = map[string]any{}
+			put = append(put, k)
+		}
+	}
+	return func() {
+		for _, k := range put {
+			if m, ok := obj[k].(map[string]any); ok && len(m) == 0 {
+				delete(obj, k)
+			}
+		}
+	}
 }
