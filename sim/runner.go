@@ -177,8 +177,11 @@ func (r *Runner) maxWork() int {
 	return w
 }
 
-// WaitFactor is how many times MaxWork RunUntil may do.
-const WaitFactor = 25
+// WaitFactor is how many times MaxWork RunUntil may do: enough for a
+// rollout of thousands of pods in one wait, while a wait on controllers
+// that never converge still answers within a few seconds of work (the
+// rest goes on with the next command).
+const WaitFactor = 5
 
 func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
 

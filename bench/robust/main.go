@@ -1,0 +1,166 @@
+// Command robust benchmarks the embedded cluster on the workloads that
+// used to hang it, through the built konverge binary on a manual clock:
+//
+//   - catch-up: a Deployment of 10 crash-looping replicas (`sleep 5; exit
+//     1`), then `konverge clock advance 2400h` (100 days of restarts at
+//     the kubelet's 5-minute back-off cap);
+//   - 100k: a Deployment of `replicas: 100000` applied, then `konverge
+//     rollout status` run until every replica is ready (each command does
+//     a bounded amount of work and leaves the rest for the next one),
+//     with the time `konverge get deploy` takes while the ReplicaSet
+//     fills.
+//
+// It prints the wall time, the CPU time (user + system: what the command
+// costs whatever the machine's load) and the peak RSS of each command.
+//
+//	go run ./bench/robust                 # both
+//	go run ./bench/robust -only catch-up
+//	go run ./bench/robust -replicas 20000
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	only := flag.String("only", "", "run only this benchmark: catch-up or 100k")
+	replicas := flag.Int("replicas", 100_000, "spec.replicas of the large Deployment")
+	flag.Parse()
+	log.SetFlags(0)
+	tmp, err := os.MkdirTemp("", "konverge-bench-robust-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "konverge")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/konverge/konverge/cmd/konverge").CombinedOutput(); err != nil {
+		log.Fatalf("go build: %v\n%s", err, out)
+	}
+	if *only == "" || *only == "catch-up" {
+		catchUp(bin, filepath.Join(tmp, "catch-up"))
+	}
+	if *only == "" || *only == "100k" {
+		large(bin, filepath.Join(tmp, "large"), *replicas)
+	}
+}
+
+// step is one command's figures.
+type step struct {
+	wall   time.Duration
+	cpu    time.Duration // user + system
+	rssMiB float64
+	out    string
+	code   int
+}
+
+func run(bin, state string, args ...string) step {
+	cmd := exec.Command(bin, append([]string{"--state", state}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	s := step{wall: time.Since(start), out: out.String()}
+	if cmd.ProcessState == nil {
+		log.Fatalf("konverge %s: %v", strings.Join(args, " "), err)
+	}
+	s.code = cmd.ProcessState.ExitCode()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		s.rssMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return s
+}
+
+func must(bin, state string, args ...string) step {
+	s := run(bin, state, args...)
+	if s.code != 0 {
+		log.Fatalf("konverge %s: exit %d\n%s", strings.Join(args, " "), s.code, s.out)
+	}
+	return s
+}
+
+func deployment(name string, replicas int, container string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: %s}}
+  template:
+    metadata: {labels: {app: %s}}
+    spec:
+      containers: [%s]
+`, name, replicas, name, name, container)
+}
+
+func writeManifest(dir, content string) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	p := filepath.Join(dir, "manifest.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	return p
+}
+
+func catchUp(bin, state string) {
+	must(bin, state, "cluster", "init", "--clock=manual")
+	f := writeManifest(state+"-in", deployment("crash", 10, `{name: app, image: busybox:1.36, command: ["sh", "-c", "sleep 5; exit 1"]}`))
+	must(bin, state, "apply", "-f", f)
+	must(bin, state, "clock", "advance", "1m")
+	s := must(bin, state, "clock", "advance", "2400h")
+	pods := must(bin, state, "get", "pods", "--no-headers")
+	restarts := ""
+	if lines := strings.Split(strings.TrimSpace(pods.out), "\n"); len(lines) > 0 {
+		if f := strings.Fields(lines[0]); len(f) >= 4 {
+			restarts = f[3]
+		}
+	}
+	fmt.Printf("catch-up: clock advance 2400h, 10 crash-looping pods: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB (%d pods, restarts of the first: %s)\n",
+		s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, len(strings.Split(strings.TrimSpace(pods.out), "\n")), restarts)
+}
+
+func large(bin, state string, replicas int) {
+	must(bin, state, "cluster", "init", "--clock=manual")
+	f := writeManifest(state+"-in", deployment("big", replicas, `{name: app, image: nginx:1.16.1}`))
+	start := time.Now()
+	a := must(bin, state, "apply", "-f", f)
+	fmt.Printf("100k: apply of replicas: %d: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB\n", replicas, a.wall.Seconds(), a.cpu.Seconds(), a.rssMiB)
+	g := must(bin, state, "get", "deploy", "big", "--no-headers")
+	fmt.Printf("100k: get deploy while the ReplicaSet fills: %.2f s wall, %.2f s CPU (%s)\n", g.wall.Seconds(), g.cpu.Seconds(), strings.Join(strings.Fields(g.out), " "))
+	peak := max(a.rssMiB, g.rssMiB)
+	cpu := a.cpu + g.cpu
+	var commands int
+	for {
+		commands++
+		s := run(bin, state, "rollout", "status", "deployment/big", "--timeout=1h")
+		peak, cpu = max(peak, s.rssMiB), cpu+s.cpu
+		fmt.Printf("100k: rollout status #%d: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB, exit %d: %s\n", commands, s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, s.code, lastLine(s.out))
+		if s.code == 0 {
+			break
+		}
+		if commands > 100 {
+			log.Fatal("100k: no steady state after 100 commands")
+		}
+	}
+	total := time.Since(start)
+	clk := must(bin, state, "clock")
+	g = must(bin, state, "get", "deploy", "big", "--no-headers")
+	fmt.Printf("100k: steady state after %.1f s wall, %.1f s CPU in %d commands (apply, get, %d rollout status), peak RSS %.0f MiB; cluster time %s; %s\n",
+		total.Seconds(), cpu.Seconds(), commands+2, commands, peak, strings.TrimSpace(clk.out), strings.Join(strings.Fields(g.out), " "))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
