@@ -1,10 +1,8 @@
 package describe
 
 import (
-	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	p "github.com/konverge/konverge/internal/printer"
 )
@@ -156,7 +154,7 @@ func (d *describer) job() error {
 		w.Write(0, "Completed At:\t%s\n", d.rfc1123(end))
 	}
 	if hasStart && hasEnd {
-		w.Write(0, "Duration:\t%s\n", humanDuration(end.Sub(start)))
+		w.Write(0, "Duration:\t%s\n", p.HumanDuration(end.Sub(start)))
 	}
 	if p.Has(o, "spec", "activeDeadlineSeconds") {
 		w.Write(0, "Active Deadline Seconds:\t%ds\n", p.Int(o, "spec", "activeDeadlineSeconds"))
@@ -258,50 +256,4 @@ func boolPtr(o map[string]any, path ...string) string {
 		return "True"
 	}
 	return "False"
-}
-
-// humanDuration is k8s.io/apimachinery's duration.HumanDuration.
-func humanDuration(d time.Duration) string {
-	if seconds := int(d.Seconds()); seconds < -1 {
-		return "<invalid>"
-	} else if seconds < 0 {
-		return "0s"
-	} else if seconds < 60*2 {
-		return fmt.Sprintf("%ds", seconds)
-	}
-	minutes := int(d / time.Minute)
-	if minutes < 10 {
-		s := int(d/time.Second) % 60
-		if s == 0 {
-			return fmt.Sprintf("%dm", minutes)
-		}
-		return fmt.Sprintf("%dm%ds", minutes, s)
-	} else if minutes < 60*3 {
-		return fmt.Sprintf("%dm", minutes)
-	}
-	hours := int(d / time.Hour)
-	if hours < 8 {
-		m := int(d/time.Minute) % 60
-		if m == 0 {
-			return fmt.Sprintf("%dh", hours)
-		}
-		return fmt.Sprintf("%dh%dm", hours, m)
-	} else if hours < 48 {
-		return fmt.Sprintf("%dh", hours)
-	} else if hours < 24*8 {
-		h := hours % 24
-		if h == 0 {
-			return fmt.Sprintf("%dd", hours/24)
-		}
-		return fmt.Sprintf("%dd%dh", hours/24, h)
-	} else if hours < 24*365*2 {
-		return fmt.Sprintf("%dd", hours/24)
-	} else if hours < 24*365*8 {
-		dy := int(hours/24) % 365
-		if dy == 0 {
-			return fmt.Sprintf("%dy", hours/24/365)
-		}
-		return fmt.Sprintf("%dy%dd", hours/24/365, dy)
-	}
-	return fmt.Sprintf("%dy", int(hours/24/365))
 }
