@@ -11,6 +11,7 @@ import (
 	"github.com/konverge/konverge/controller/gc"
 	"github.com/konverge/konverge/controller/job"
 	"github.com/konverge/konverge/controller/node"
+	"github.com/konverge/konverge/controller/persistentvolume"
 	"github.com/konverge/konverge/controller/podautoscaler"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/controller/statefulset"
@@ -23,7 +24,8 @@ import (
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the Endpoints and EndpointSlices of
 // Services (and the mirrors of the Endpoints of Services without a
-// selector), the node's Lease, the protection of claims and volumes in use, the
+// selector), the node's Lease, the binder of PersistentVolumes and their
+// claims, the protection of claims and volumes in use, the
 // garbage collector,
 // then the Event TTL (Events go an hour after their last write, as in
 // kube-apiserver). Cascading deletion of dependents happens in the store
@@ -46,6 +48,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		endpointslice.Controller{},
 		endpointslice.Mirroring{},
 		node.Controller{},
+		persistentvolume.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},
 		&event.TTLController{},

@@ -425,6 +425,9 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		obj, md = next, metadata(next)
 	}
 	md["resourceVersion"] = oldRV
+	if statusOnly && k.gk == pvGK {
+		preparePVStatusUpdate(obj, old.obj, t.now())
+	}
 
 	if fastStatus {
 		// The rest is the stored object, defaulted already: defaulting it
@@ -536,6 +539,28 @@ func prepareForUpdate(res cluster.Resource, obj, old map[string]any) {
 		if spec, ok := old["spec"]; ok {
 			obj["spec"] = value.DeepCopy(spec)
 		}
+	}
+}
+
+// preparePVStatusUpdate sets a PersistentVolume's
+// status.lastPhaseTransitionTime to now when a status update changes its
+// phase without moving the time, and keeps the old time when the phase
+// stays and the update leaves the time out (the status strategy of
+// kube-apiserver).
+func preparePVStatusUpdate(obj, old map[string]any, now string) {
+	st, _ := obj["status"].(map[string]any)
+	ost, _ := old["status"].(map[string]any)
+	if st == nil {
+		return
+	}
+	t, set := st["lastPhaseTransitionTime"]
+	switch {
+	case st["phase"] == ost["phase"] && !set:
+		if ot, ok := ost["lastPhaseTransitionTime"]; ok {
+			st["lastPhaseTransitionTime"] = ot
+		}
+	case st["phase"] != ost["phase"] && (!set || value.Equal(t, ost["lastPhaseTransitionTime"])):
+		st["lastPhaseTransitionTime"] = now
 	}
 }
 

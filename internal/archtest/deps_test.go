@@ -48,12 +48,13 @@ var allowed = map[string][]string{
 	"controller/cronjob":          {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
 	"controller/job":              {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/node":             {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
+	"controller/persistentvolume": {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "quantity", "schema", "selector", "value"},
 	"controller/volumeprotection": {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/endpoint":         {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/svcpods", "schema", "value"},
 	"controller/endpointslice":    {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/svcpods", "schema", "value"},
 	"controller/podautoscaler":    {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"kubelet":                     {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
-	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "controller", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "controller/internal/svcpods", "controller/job", "controller/node", "controller/podautoscaler", "controller/replicaset", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
+	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "controller", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "controller/internal/svcpods", "controller/job", "controller/node", "controller/persistentvolume", "controller/podautoscaler", "controller/replicaset", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.
