@@ -397,5 +397,3 @@ spec:
 		t.Errorf("late after a minute: %s, want Pending", ph)
 	}
 }
-
-
