@@ -241,11 +241,15 @@ func trackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 	}
 
 	version := fieldpath.APIVersion(gvk.APIVersion())
-	liveTyped, err := toTyped(tc, gvk, live, false)
+	// What both objects hold alike adds nothing to the comparison: the
+	// field manager compares what differs (a kubelet's status update
+	// converts the status it changed, not the whole pod).
+	livePart, newPart := differing(live, withoutManagedFields(obj))
+	liveTyped, err := toTyped(tc, gvk, livePart, false)
 	if err != nil {
 		return nil, err
 	}
-	newTyped, err := toTyped(tc, gvk, obj, true)
+	newTyped, err := toTyped(tc, gvk, newPart, false)
 	if err != nil {
 		return nil, err
 	}
@@ -376,6 +380,64 @@ func encodeManaged(m *managedState) ([]any, error) {
 	}
 	sortManagedFields(out)
 	return out, nil
+}
+
+// withoutManagedFields is obj without metadata.managedFields (a shallow
+// copy when it has them), as the field manager compares the new object.
+func withoutManagedFields(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	if _, has := md["managedFields"]; !has {
+		return obj
+	}
+	mc := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			mc[k] = v
+		}
+	}
+	c := make(map[string]any, len(obj))
+	for k, v := range obj {
+		c[k] = v
+	}
+	c["metadata"] = mc
+	return c
+}
+
+// differing returns a and b without the map entries they share: a key
+// whose values are equal in both is left out of both, and two maps under
+// one key are reduced alike; lists and other values are kept whole. The
+// comparison of what is left is the comparison of a and b: every path
+// under an entry equal in both compares as unchanged, and a map (atomic
+// or not) that differs still differs.
+func differing(a, b map[string]any) (map[string]any, map[string]any) {
+	pa := make(map[string]any, len(a))
+	pb := make(map[string]any, len(b))
+	for k, va := range a {
+		vb, ok := b[k]
+		if !ok {
+			pa[k] = va
+			continue
+		}
+		if value.Equal(va, vb) {
+			continue
+		}
+		ma, okA := va.(map[string]any)
+		mb, okB := vb.(map[string]any)
+		if okA && okB {
+			pa[k], pb[k] = differing(ma, mb)
+			continue
+		}
+		pa[k], pb[k] = va, vb
+	}
+	for k, vb := range b {
+		if _, ok := a[k]; !ok {
+			pb[k] = vb
+		}
+	}
+	return pa, pb
 }
 
 // toTyped is obj as a typed value of gvk; withoutManaged leaves its

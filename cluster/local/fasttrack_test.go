@@ -147,7 +147,7 @@ func deploymentBase() map[string]any {
 // mutate changes a few fields of a Deployment at random.
 func mutate(r *rand.Rand, obj map[string]any) map[string]any {
 	for n := r.Intn(4); n >= 0; n-- {
-		switch r.Intn(7) {
+		switch r.Intn(9) {
 		case 0:
 			setField(obj, []string{"spec", "replicas"}, int64(r.Intn(5)))
 		case 1:
@@ -173,6 +173,11 @@ func mutate(r *rand.Rand, obj map[string]any) map[string]any {
 			setField(obj, []string{"status", "replicas"}, int64(r.Intn(3)))
 		case 6:
 			setField(obj, []string{"spec", "minReadySeconds"}, int64(r.Intn(3)))
+		case 7:
+			// An atomic struct (a LabelSelector) with one of its keys changed.
+			setField(obj, []string{"spec", "selector", "matchLabels", fmt.Sprintf("s%d", r.Intn(2))}, fmt.Sprint(r.Intn(2)))
+		case 8:
+			setField(obj, []string{"spec", "template", "metadata", "annotations"}, map[string]any{fmt.Sprintf("t%d", r.Intn(2)): nil})
 		}
 	}
 	return obj
