@@ -746,21 +746,24 @@ func setConditions(st map[string]any, conds []any) {
 
 // ipAllocator hands out the pod addresses no pod holds, lowest first.
 type ipAllocator struct {
-	used map[string]bool
+	pods []cluster.Object
+	used map[string]bool // built by the first next
 	n    int
 }
 
 func newIPAllocator(pods []cluster.Object) *ipAllocator {
-	a := &ipAllocator{used: map[string]bool{}, n: 1}
-	for _, p := range pods {
-		if ip := str(mapOf(p, "status"), "podIP"); ip != "" {
-			a.used[ip] = true
-		}
-	}
-	return a
+	return &ipAllocator{pods: pods, n: 1}
 }
 
 func (a *ipAllocator) next() string {
+	if a.used == nil {
+		a.used = map[string]bool{}
+		for _, p := range a.pods {
+			if ip := str(mapOf(p, "status"), "podIP"); ip != "" {
+				a.used[ip] = true
+			}
+		}
+	}
 	for {
 		a.n++
 		if a.n%256 == 0 || a.n%256 == 255 {

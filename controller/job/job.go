@@ -69,11 +69,15 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	if err != nil {
 		return res, fmt.Errorf("job: list pods: %w", err)
 	}
-	w := &world{c: c, now: now, pods: claim.NewIndex(pods.Items), names: map[[2]string]bool{}}
-	for _, p := range pods.Items {
-		w.names[[2]string{kobj.Namespace(p), kobj.Name(p)}] = true
-	}
 	var errs []error
+	var w *world
+	if len(jobs.Items) > 0 {
+		// The index of every pod only when there are Jobs to sync.
+		w = &world{c: c, now: now, pods: claim.NewIndex(pods.Items), names: make(map[[2]string]bool, len(pods.Items))}
+		for _, p := range pods.Items {
+			w.names[[2]string{kobj.Namespace(p), kobj.Name(p)}] = true
+		}
+	}
 	byUID := map[string]map[string]any{}
 	for _, j := range jobs.Items {
 		byUID[kobj.UID(j)] = j

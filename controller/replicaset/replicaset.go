@@ -90,7 +90,8 @@ type podKey struct{ namespace, name string }
 type podIndex struct {
 	byOwner map[string][]map[string]any // controller uid -> pods
 	orphans map[string][]map[string]any // namespace -> pods without controller
-	names   map[podKey]bool             // names taken
+	names   map[podKey]bool             // names taken (built by taken)
+	pods    []cluster.Object
 	// next is, by ReplicaSet uid, the counter of its next pod name.
 	next map[string]int
 }
@@ -99,19 +100,30 @@ func newPodIndex(pods []cluster.Object) *podIndex {
 	idx := &podIndex{
 		byOwner: map[string][]map[string]any{},
 		orphans: map[string][]map[string]any{},
-		names:   make(map[podKey]bool, len(pods)),
 		next:    map[string]int{},
+		pods:    pods,
 	}
 	for _, p := range pods {
-		ns := kobj.Namespace(p)
-		idx.names[podKey{ns, kobj.Name(p)}] = true
 		if uid := kobj.ControllerUID(p); uid != "" {
 			idx.byOwner[uid] = append(idx.byOwner[uid], p)
 		} else if !kobj.Deleting(p) {
+			ns := kobj.Namespace(p)
 			idx.orphans[ns] = append(idx.orphans[ns], p)
 		}
 	}
 	return idx
+}
+
+// taken reports a pod name in use, building the set of names the first
+// time (only a sync that creates pods needs it).
+func (idx *podIndex) taken(k podKey) bool {
+	if idx.names == nil {
+		idx.names = make(map[podKey]bool, len(idx.pods))
+		for _, p := range idx.pods {
+			idx.names[podKey{kobj.Namespace(p), kobj.Name(p)}] = true
+		}
+	}
+	return idx.names[k]
 }
 
 func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, idx *podIndex) (controller.Result, error) {
@@ -454,7 +466,7 @@ func newPod(rs map[string]any, idx *podIndex) map[string]any {
 	var name string
 	for n := idx.next[uid]; ; n++ {
 		name = PodName(rsName, n)
-		if !idx.names[podKey{ns, name}] {
+		if !idx.taken(podKey{ns, name}) {
 			idx.next[uid] = n + 1
 			break
 		}
