@@ -334,6 +334,13 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 	}
 	if known {
 		k = keyOf(obj)
+		// An update that removed the last finalizer of an object being
+		// deleted returns it as it went: the cache must read it again.
+		if md, _ := obj["metadata"].(map[string]any); md["deletionTimestamp"] != nil {
+			if fs, _ := md["finalizers"].([]any); len(fs) == 0 {
+				known = false
+			}
+		}
 	}
 	for gvk, kc := range lc.kinds {
 		if gvk.Group != group || gvk.Kind != kind {

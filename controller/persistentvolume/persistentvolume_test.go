@@ -170,6 +170,11 @@ spec:
 		str(c1, "metadata", "annotations", persistentvolume.AnnBindCompleted) != "yes" || str(c1, "metadata", "annotations", persistentvolume.AnnBoundByController) != "yes" {
 		t.Fatalf("claim not bound as the real binder binds it: %v", c1)
 	}
+	// The pvc-protection controller's Unused condition of a Bound claim.
+	conds, _ := c1["status"].(map[string]any)["conditions"].([]any)
+	if len(conds) != 1 || str(conds[0].(map[string]any), "reason") != "NoPodsUsingPVC" || str(conds[0].(map[string]any), "status") != "True" {
+		t.Fatalf("c1 conditions: %v", conds)
+	}
 	if got := str(e.get(pvGVK, "", "big"), "status", "phase"); got != "Available" {
 		t.Fatalf("big: %s, want Available", got)
 	}

@@ -4,7 +4,8 @@
 // on every PersistentVolumeClaim and PersistentVolume it creates, and these
 // controllers remove them from one being deleted once nothing uses it — a
 // claim no scheduled pod mounts, a volume not Bound — so that its deletion
-// completes.
+// completes. The pvc-protection controller also keeps the Unused condition
+// of Bound claims (whether a pod references them).
 package volumeprotection
 
 import (
@@ -60,6 +61,11 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			errs = append(errs, err)
 		}
 	}
+	changed, err := markUnused(ctx, c, claims.Items, now)
+	res.Changed = res.Changed || changed
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := c.Mapper().ResourceFor(kobj.PVGVK); err == nil {
 		vols, err := c.List(ctx, kobj.PVGVK)
 		if err != nil {
@@ -80,6 +86,76 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		return res, fmt.Errorf("volume-protection: %w", errors.Join(errs...))
 	}
 	return res, nil
+}
+
+// markUnused keeps the Unused condition of Bound claims, as the
+// pvc-protection controller of kube-controller-manager 1.37 does: True
+// (NoPodsUsingPVC) when no pod that has not terminated references the
+// claim, False (PodUsingPVC) when one does, its lastTransitionTime when it
+// changes.
+func markUnused(ctx context.Context, c cluster.Interface, claims []cluster.Object, now time.Time) (bool, error) {
+	var users map[[2]string]bool
+	changed := false
+	var errs []error
+	for _, pvc := range claims {
+		if kobj.Deleting(pvc) || kobj.Str(pvc, "status", "phase") != "Bound" {
+			continue
+		}
+		if users == nil {
+			pods, err := c.List(ctx, kobj.PodGVK)
+			if err != nil {
+				return false, fmt.Errorf("volume-protection: list pods: %w", err)
+			}
+			users = map[[2]string]bool{}
+			for _, p := range pods.Items {
+				if ph := kobj.Str(p, "status", "phase"); ph == "Succeeded" || ph == "Failed" {
+					continue
+				}
+				for _, v := range kobj.Slice(p, "spec", "volumes") {
+					vm, _ := v.(map[string]any)
+					if n := kobj.Str(vm, "persistentVolumeClaim", "claimName"); n != "" {
+						users[[2]string{kobj.Namespace(p), n}] = true
+					}
+					if vm["ephemeral"] != nil {
+						users[[2]string{kobj.Namespace(p), kobj.Name(p) + "-" + kobj.Str(vm, "name")}] = true
+					}
+				}
+			}
+		}
+		status, reason, msg := "True", "NoPodsUsingPVC", "No pods are currently referencing this PVC"
+		if users[[2]string{kobj.Namespace(pvc), kobj.Name(pvc)}] {
+			status, reason, msg = "False", "PodUsingPVC", "A pod is currently referencing this PVC"
+		}
+		cond := kobj.Condition(pvc, "Unused")
+		if cond != nil && kobj.Str(cond, "status") == status {
+			continue
+		}
+		next := kobj.Copy(pvc)
+		st := kobj.EnsureMap(next, "status")
+		nc := map[string]any{"type": "Unused", "status": status, "reason": reason, "message": msg,
+			"lastProbeTime": nil, "lastTransitionTime": kobj.FormatTime(now)}
+		conds := kobj.Slice(next, "status", "conditions")
+		replaced := false
+		for i, x := range conds {
+			if m, _ := x.(map[string]any); kobj.Str(m, "type") == "Unused" {
+				conds[i], replaced = nc, true
+			}
+		}
+		if !replaced {
+			conds = append(conds, nc)
+		}
+		st["conditions"] = conds
+		if _, err := c.UpdateStatus(ctx, next); err != nil {
+			if cluster.IsNotFound(err) || cluster.IsConflict(err) {
+				changed = true
+				continue
+			}
+			errs = append(errs, fmt.Errorf("update the Unused condition of %s/%s: %w", kobj.Namespace(pvc), kobj.Name(pvc), err))
+			continue
+		}
+		changed = true
+	}
+	return changed, errors.Join(errs...)
 }
 
 // candidate reports an object being deleted that still has finalizer.

@@ -52,6 +52,7 @@ func newEmbedded(t testing.TB) *embedded {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &embedded{st: st, clk: clk, r: sim.New(st, clk, sim.Controllers(p)...)}
+	e.r.Warn = func(msg string) { t.Log(msg) }
 	// A real cluster's node is there before the scenario starts.
 	if _, err := e.r.Settle(context.Background()); err != nil {
 		t.Fatal(err)
@@ -200,6 +201,38 @@ func fresh(ctx context.Context, t *testing.T, c cluster.Interface, ns string) {
 				t.Fatalf("namespace %s not deleted", ns)
 			}
 			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	// The cluster-scoped volumes and classes of an earlier run.
+	for _, gvk := range []schema.GVK{pvGVK, {Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass"}} {
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			l, err := c.List(ctx, gvk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			left := 0
+			for _, o := range l.Items {
+				if strings.HasPrefix(name(o), ns+"-") {
+					left++
+					c.Delete(ctx, gvk, "", name(o))
+				}
+			}
+			if left == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%ss of %s not deleted", gvk.Kind, ns)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	// Their Events (in default).
+	if l, err := c.List(ctx, eventGVK, cluster.InNamespace("default")); err == nil {
+		for _, e := range l.Items {
+			if strings.HasPrefix(str(e, "involvedObject", "name"), ns+"-") {
+				c.Delete(ctx, eventGVK, "default", name(e))
+			}
 		}
 	}
 	if _, err := c.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil {

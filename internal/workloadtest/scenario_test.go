@@ -45,8 +45,12 @@ type Scenario struct {
 	// EventsPerObject compares the Events of each step in their order per
 	// involved object only: independent controllers of the real cluster
 	// (a Job's and its CronJob's) emit theirs in either order.
-	EventsPerObject bool   `json:"eventsPerObject,omitempty"`
-	Steps           []Step `json:"steps"`
+	EventsPerObject bool `json:"eventsPerObject,omitempty"`
+	// Volumes compares the PersistentVolumes named "<scenario>-..." too,
+	// the claims' annotations and status, and the Events of the
+	// PersistentVolume binder (those about volumes are in default).
+	Volumes bool   `json:"volumes,omitempty"`
+	Steps   []Step `json:"steps"`
 }
 
 // Step is one action and the condition that ends it.
@@ -161,6 +165,7 @@ var snapshotKinds = []struct {
 // (not the persistent-volume binder's, which the embedded cluster does
 // not run).
 var workloadComponents = map[string]bool{
+	"persistentvolume-controller": false,
 	"statefulset-controller": true, "daemonset-controller": true, "job-controller": true,
 	"cronjob-controller": true, "ttl-after-finished-controller": true,
 	"horizontal-pod-autoscaler": true, "endpoint-controller": true, "endpointslice-controller": true,
@@ -177,6 +182,9 @@ type recorder struct {
 	// watches are the recorder's watches, with how many events it has
 	// taken from each.
 	watches []*recordedWatch
+	// volumes: the binder's Events count, those about the scenario's
+	// volumes too.
+	volumes bool
 }
 
 // recordedWatch is one watch of a recorder.
@@ -222,6 +230,10 @@ func (r *recorder) sync() {
 
 func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface, ns string) {
 	r.counts = map[string]int64{}
+	r.watchEvents(ctx, t, c, ns, ns)
+	if r.volumes {
+		r.watchEvents(ctx, t, c, "default", ns)
+	}
 	for _, k := range watchedKinds {
 		w, err := c.Watch(ctx, k.gvk, cluster.InNamespace(ns))
 		if err != nil {
@@ -252,9 +264,22 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 			}
 		}()
 	}
+}
+
+// watchEvents records the Events of namespace ns that count: those of
+// the workload controllers, and of the binder when the scenario compares
+// volumes (in default, only those about the scenario's volumes).
+func (r *recorder) watchEvents(ctx context.Context, t testing.TB, c cluster.Interface, ns, scenario string) {
 	w, err := c.Watch(ctx, eventGVK, cluster.InNamespace(ns))
 	if err != nil {
 		t.Fatalf("watch events: %v", err)
+	}
+	counts := func(e map[string]any) bool {
+		comp := str(e, "source", "component")
+		if comp == "persistentvolume-controller" {
+			return r.volumes && (ns == scenario || strings.HasPrefix(str(e, "involvedObject", "name"), scenario+"-"))
+		}
+		return ns == scenario && workloadComponents[comp]
 	}
 	rw := &recordedWatch{w: w}
 	r.watches = append(r.watches, rw)
@@ -262,7 +287,7 @@ func (r *recorder) start(ctx context.Context, t testing.TB, c cluster.Interface,
 		defer w.Stop()
 		for ev := range w.ResultChan() {
 			e := ev.Object
-			if ev.Type == cluster.Deleted || !workloadComponents[str(e, "source", "component")] {
+			if ev.Type == cluster.Deleted || !counts(e) {
 				r.mu.Lock()
 				rw.taken++
 				r.mu.Unlock()
@@ -333,7 +358,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 	if _, err := c.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil && !cluster.IsAlreadyExists(err) {
 		t.Fatalf("create namespace: %v", err)
 	}
-	rec := &recorder{}
+	rec := &recorder{volumes: sc.Volumes}
 	rec.start(ctx, t, c, ns)
 	masks := &masker{renames: map[string]string{}, counters: map[string]int{}}
 	out := &Golden{}
@@ -367,7 +392,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 			return true, nil
 		}
 		if err := d.waitFor(ctx, check, timeout); err != nil {
-			snap := snapshot(ctx, t, c, ns)
+			snap := snapshot(ctx, t, c, ns, sc.Volumes)
 			t.Fatalf("%s: step %s: waiting for %v: %v\nobjects: %s", sc.Name, st.Name, st.Until, err, encode(snap))
 		}
 		if st.Sleep != "" {
@@ -380,7 +405,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 			}
 		}
 		d.quiet(rec)
-		objs := snapshot(ctx, t, c, ns)
+		objs := snapshot(ctx, t, c, ns, sc.Volumes)
 		ops, evs := rec.take(&opsFrom, &eventsFrom)
 		masks.learn(rec.seenObjects())
 		res := StepResult{Name: st.Name, Ops: masks.strings(ops), Events: masks.strings(evs), Objects: map[string][]map[string]any{}}
@@ -410,6 +435,9 @@ func act(ctx context.Context, c cluster.Interface, ns string, st Step) error {
 			return err
 		}
 		for i := range objs {
+			if res, err := c.Mapper().ResourceFor(schema.ParseGVK(str(objs[i].Obj, "apiVersion"), str(objs[i].Obj, "kind"))); err == nil && !res.Namespaced {
+				continue
+			}
 			md, _ := objs[i].Obj["metadata"].(map[string]any)
 			md["namespace"] = ns
 		}
@@ -424,16 +452,24 @@ func act(ctx context.Context, c cluster.Interface, ns string, st Step) error {
 		if err != nil {
 			return err
 		}
-		_, err = c.Patch(ctx, gvk, ns, name, cluster.MergePatchType, b)
+		_, err = c.Patch(ctx, gvk, scoped(c, gvk, ns), name, cluster.MergePatchType, b)
 		return err
 	case st.Delete != "":
 		gvk, name, err := target(c, st.Delete)
 		if err != nil {
 			return err
 		}
-		return c.Delete(ctx, gvk, ns, name, cluster.Background)
+		return c.Delete(ctx, gvk, scoped(c, gvk, ns), name, cluster.Background)
 	}
 	return nil
+}
+
+// scoped is ns for a namespaced kind, "" for a cluster-scoped one.
+func scoped(c cluster.Interface, gvk schema.GVK, ns string) string {
+	if res, err := c.Mapper().ResourceFor(gvk); err == nil && !res.Namespaced {
+		return ""
+	}
+	return ns
 }
 
 func target(c cluster.Interface, s string) (schema.GVK, string, error) {
@@ -470,7 +506,7 @@ func parseCond(s string) (cond, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := c.Get(ctx, gvk, ns, name)
+		o, err := c.Get(ctx, gvk, scoped(c, gvk, ns), name)
 		if cluster.IsNotFound(err) {
 			return nil, nil
 		}
@@ -613,7 +649,7 @@ func rolledOut(o map[string]any) bool {
 
 // snapshot lists the objects of the namespace, reduced to what the
 // controllers decide.
-func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string) map[string][]map[string]any {
+func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string, volumes bool) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	for _, k := range snapshotKinds {
 		l, err := c.List(ctx, k.gvk, cluster.InNamespace(ns))
@@ -621,8 +657,56 @@ func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string)
 			t.Fatalf("list %s: %v", k.name, err)
 		}
 		for _, o := range l.Items {
-			out[k.name] = append(out[k.name], reduce(o))
+			r := reduce(o)
+			if volumes && k.name == "pvcs" {
+				reduceClaimStatus(o, r)
+			}
+			out[k.name] = append(out[k.name], r)
 		}
+	}
+	if volumes {
+		l, err := c.List(ctx, pvGVK)
+		if err != nil {
+			t.Fatalf("list persistentvolumes: %v", err)
+		}
+		for _, o := range l.Items {
+			if strings.HasPrefix(name(o), ns+"-") {
+				out["persistentvolumes"] = append(out["persistentvolumes"], reduceVolume(o))
+			}
+		}
+	}
+	return out
+}
+
+var pvGVK = schema.GVK{Version: "v1", Kind: "PersistentVolume"}
+
+// reduceClaimStatus adds what the binder and the pvc-protection
+// controller decide of a claim: its annotations and status.
+func reduceClaimStatus(o, out map[string]any) {
+	if a, ok := field(o, "metadata.annotations").(map[string]any); ok {
+		a = value.DeepCopy(a).(map[string]any)
+		delete(a, "kubectl.kubernetes.io/last-applied-configuration")
+		if len(a) > 0 {
+			out["annotations"] = a
+		}
+	}
+	if st := field(o, "status"); st != nil {
+		out["status"] = value.DeepCopy(st)
+	}
+}
+
+// reduceVolume keeps what the binder decides of a PersistentVolume.
+func reduceVolume(o map[string]any) map[string]any {
+	out := map[string]any{"name": name(o)}
+	if f := field(o, "metadata.finalizers"); f != nil {
+		out["finalizers"] = value.DeepCopy(f)
+	}
+	reduceClaimStatus(o, out)
+	if ref := field(o, "spec.claimRef"); ref != nil {
+		out["claimRef"] = value.DeepCopy(ref)
+	}
+	if field(o, "metadata.deletionTimestamp") != nil {
+		out["deleting"] = true
 	}
 	return out
 }
