@@ -166,7 +166,7 @@ var snapshotKinds = []struct {
 // not run).
 var workloadComponents = map[string]bool{
 	"persistentvolume-controller": false,
-	"statefulset-controller": true, "daemonset-controller": true, "job-controller": true,
+	"statefulset-controller":      true, "daemonset-controller": true, "job-controller": true,
 	"cronjob-controller": true, "ttl-after-finished-controller": true,
 	"horizontal-pod-autoscaler": true, "endpoint-controller": true, "endpointslice-controller": true,
 }
