@@ -119,6 +119,9 @@ type Runner struct {
 	warned    map[string]bool
 	// work is what the current call did.
 	work int
+	// stopped is the cluster time at which the last call's work ran out
+	// before its target (zero: it did not).
+	stopped time.Time
 	// waiting is set during RunUntil.
 	waiting bool
 }
@@ -152,6 +155,13 @@ func (r *Runner) Work() int { return r.work }
 // Unsettled reports the work the last call of Settle, AdvanceTo or
 // RunUntil left for later; nil when it settled the cluster.
 func (r *Runner) Unsettled() *NotSettledError { return r.unsettled }
+
+// Stopped returns the cluster time at which the work of the last call of
+// AdvanceTo ran out before its target (zero when it did not): the clock
+// still moved to the target, and what was due in between was not run at
+// its own time (a CronJob then sees its schedules of that stretch as
+// missed and makes one Job for the latest).
+func (r *Runner) Stopped() time.Time { return r.stopped }
 
 // Next returns the earliest RequeueAt of the last settle; zero means no
 // work is due without a write.
@@ -248,6 +258,9 @@ func (r *Runner) AdvanceTo(ctx context.Context, t time.Time) error {
 		if !t.After(r.Clock.Now()) {
 			return nil
 		}
+		if r.exhausted() && !next.IsZero() && next.Before(t) {
+			r.stopped = r.Clock.Now()
+		}
 		r.Clock.Set(t)
 		if r.exhausted() {
 			return nil
@@ -331,7 +344,7 @@ var errRetry = errors.New("sim: a sync failed in a shared transaction")
 // transactions first and, if a sync fails in one, again from where that
 // transaction began with one transaction per sync.
 func (r *Runner) call(ctx context.Context, commitEachStep bool, body func(s *session) error) error {
-	r.work, r.unsettled = 0, nil
+	r.work, r.unsettled, r.stopped = 0, nil, time.Time{}
 	st, ok := r.Cluster.(*local.Store)
 	if !ok {
 		return body(&session{r: r})
@@ -345,7 +358,7 @@ func (r *Runner) call(ctx context.Context, commitEachStep bool, body func(s *ses
 		s.rollback()
 		work := s.startWork
 		s = &session{r: r, st: st, shared: false}
-		r.work, r.unsettled = work, nil
+		r.work, r.unsettled, r.stopped = work, nil, time.Time{}
 		err = body(s)
 	}
 	if err != nil {

@@ -84,9 +84,43 @@ func TestSettleNamesTheControllerThatNeverSettles(t *testing.T) {
 	if r.Unsettled() == nil || clk.Now() != clock.Epoch.Add(1000*time.Hour) {
 		t.Fatalf("after the work limit: unsettled %v, clock %s", r.Unsettled(), clk.Now())
 	}
+	if st := r.Stopped(); st.IsZero() || !st.Before(clk.Now()) {
+		t.Fatalf("Stopped = %s, want the time the work ran out, before %s", st, clk.Now())
+	}
 	met, err := r.RunUntil(ctx, func() (bool, error) { return false, nil }, 1000*time.Hour)
 	if met || !errors.Is(err, sim.ErrWorkLimit) {
 		t.Fatalf("RunUntil = %v, %v; want the work limit", met, err)
+	}
+}
+
+// Stopped tells when a long advance ran out of work before its target,
+// and is zero when it did not.
+func TestAdvanceReportsWhereTheWorkStopped(t *testing.T) {
+	ctx := context.Background()
+	st, clk := open(t)
+	r := sim.New(st, clk, good{})
+	r.CatchUp = -1 // every due time, one a minute
+	if err := r.Advance(ctx, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Stopped().IsZero() {
+		t.Fatalf("Stopped = %s after an advance that caught up", r.Stopped())
+	}
+	r.MaxWork = 100
+	start := clk.Now()
+	if err := r.Advance(ctx, 100*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	stopped := r.Stopped()
+	if stopped.IsZero() || !stopped.After(start) || !stopped.Before(start.Add(100*time.Hour)) {
+		t.Fatalf("Stopped = %s, want between %s and %s", stopped, start, start.Add(100*time.Hour))
+	}
+	if want := start.Add(100 * time.Hour); !clk.Now().Equal(want) {
+		t.Fatalf("clock %s, want %s", clk.Now(), want)
+	}
+	// The next call starts afresh.
+	if _, err := r.Settle(ctx); err != nil || !r.Stopped().IsZero() {
+		t.Fatalf("after Settle: Stopped %s, err %v", r.Stopped(), err)
 	}
 }
 

@@ -16,6 +16,7 @@
 //	go run ./bench/robust                 # both
 //	go run ./bench/robust -only catch-up
 //	go run ./bench/robust -replicas 20000
+//	go run ./bench/robust -only 100k -commands 3   # give up after 3 waits
 package main
 
 import (
@@ -34,6 +35,7 @@ import (
 func main() {
 	only := flag.String("only", "", "run only this benchmark: catch-up or 100k")
 	replicas := flag.Int("replicas", 100_000, "spec.replicas of the large Deployment")
+	maxCommands := flag.Int("commands", 100, "rollout status commands to run at most before giving up")
 	flag.Parse()
 	log.SetFlags(0)
 	tmp, err := os.MkdirTemp("", "konverge-bench-robust-")
@@ -49,7 +51,7 @@ func main() {
 		catchUp(bin, filepath.Join(tmp, "catch-up"))
 	}
 	if *only == "" || *only == "100k" {
-		large(bin, filepath.Join(tmp, "large"), *replicas)
+		large(bin, filepath.Join(tmp, "large"), *replicas, *maxCommands)
 	}
 }
 
@@ -130,7 +132,7 @@ func catchUp(bin, state string) {
 		s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, len(strings.Split(strings.TrimSpace(pods.out), "\n")), restarts)
 }
 
-func large(bin, state string, replicas int) {
+func large(bin, state string, replicas, maxCommands int) {
 	must(bin, state, "cluster", "init", "--clock=manual")
 	f := writeManifest(state+"-in", deployment("big", replicas, `{name: app, image: nginx:1.16.1}`))
 	start := time.Now()
@@ -145,12 +147,13 @@ func large(bin, state string, replicas int) {
 		commands++
 		s := run(bin, state, "rollout", "status", "deployment/big", "--timeout=1h")
 		peak, cpu = max(peak, s.rssMiB), cpu+s.cpu
-		fmt.Printf("100k: rollout status #%d: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB, exit %d: %s\n", commands, s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, s.code, lastLine(s.out))
+		d := run(bin, state, "get", "deploy", "big", "--no-headers")
+		fmt.Printf("100k: rollout status #%d: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB, exit %d: %s [get deploy: %s]\n", commands, s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, s.code, lastLine(s.out), strings.Join(strings.Fields(d.out), " "))
 		if s.code == 0 {
 			break
 		}
-		if commands > 100 {
-			log.Fatal("100k: no steady state after 100 commands")
+		if commands >= maxCommands {
+			log.Fatalf("100k: no steady state after %d commands (%.1f s CPU)", commands, cpu.Seconds())
 		}
 	}
 	total := time.Since(start)

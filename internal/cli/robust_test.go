@@ -293,3 +293,31 @@ func TestDamagedStateAndReset(t *testing.T) {
 		})
 	}
 }
+
+// A clock advance whose work runs out before its target still moves the
+// clock (exit 0: it did what it says) and says on stderr that the cluster
+// did not catch up fully: a CronJob then skips schedules a real cluster
+// would have run.
+func TestClockAdvanceTellsWhenItDidNotCatchUp(t *testing.T) {
+	c := newSeedCluster(t)
+	c.robustOK("apply", "-f", c.file("cj.yaml", `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: every-minute}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox:1.36, command: ["true"]}]
+`))
+	out, errOut, code := konvergeRun(t, nil, "--state", c.state, "clock", "advance", "200h")
+	if code != 0 || !strings.Contains(errOut, "did not catch up fully") || strings.Contains(errOut, "controller failed") {
+		t.Fatalf("clock advance 200h: exit %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = konvergeRun(t, nil, "--state", c.state, "clock", "advance", "1m")
+	if code != 0 || strings.Contains(errOut, "did not catch up") {
+		t.Fatalf("clock advance 1m: exit %d\n%s", code, errOut)
+	}
+}
