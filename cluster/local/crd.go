@@ -51,6 +51,15 @@ type crdVersion struct {
 	status bool
 	// selectable maps the selectableFields to the value of an absent field.
 	selectable map[string]string
+	// scale is the scale subresource (nil when the version has none).
+	scale *crdScale
+}
+
+// crdScale is the scale subresource of a CRD's version: where the
+// replicas and selector of the autoscaling/v1 Scale are in its custom
+// resources (".spec.replicas").
+type crdScale struct {
+	specReplicasPath, statusReplicasPath, labelSelectorPath string
 }
 
 // loadAPI reads the CRDs of the database.
@@ -139,6 +148,10 @@ func crdVersionSpec(v map[string]any) *crdVersion {
 	}
 	if sub, ok := v["subresources"].(map[string]any); ok {
 		_, out.status = sub["status"]
+		if sc, ok := sub["scale"].(map[string]any); ok {
+			out.scale = &crdScale{specReplicasPath: str(sc, "specReplicasPath"), statusReplicasPath: str(sc, "statusReplicasPath"),
+				labelSelectorPath: str(sc, "labelSelectorPath")}
+		}
 	}
 	sfs, _ := v["selectableFields"].([]any)
 	for _, sf := range sfs {

@@ -76,7 +76,14 @@ func scaleOf(obj map[string]any) (map[string]any, error) {
 // request's manager with subresource "scale", then spec.replicas and the
 // managers written back to the object. It returns the Scale.
 func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluster.PatchType, data []byte, o cluster.PatchOptions) (map[string]any, error) {
-	if !scalable[gkOf(res)] {
+	crd := t.crdVersion(res)
+	replicasPath := []string{"spec", "replicas"}
+	switch {
+	case crd != nil && crd.scale == nil:
+		return nil, cluster.NewNotFound(res.GroupResource(), name)
+	case crd != nil:
+		replicasPath = scalePath(crd.scale.specReplicasPath)
+	case !scalable[gkOf(res)]:
 		return nil, notFoundResource()
 	}
 	if pt == cluster.ApplyPatchType {
@@ -102,12 +109,12 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 	marked := times.shallow(live)
 	gv := runtimeschema.GroupVersion{Group: res.GVK.Group, Version: res.GVK.Version}
 	handler := managedfields.NewScaleHandler((&unstructured.Unstructured{Object: marked}).GetManagedFields(), gv,
-		managedfields.ResourcePathMappings{gv.String(): fieldpath.MakePathOrDie("spec", "replicas")})
+		managedfields.ResourcePathMappings{gv.String(): fieldpath.MakePathOrDie(pathElems(replicasPath)...)})
 	scaleEntries, err := handler.ToSubresource()
 	if err != nil {
 		return nil, fmt.Errorf("local: managed fields of %s/%s scale: %w", k.namespace, name, err)
 	}
-	oldScale, err := scaleOf(live)
+	oldScale, err := t.scaleOfObject(crd, live)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +144,10 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 	}
 	spec, _ := newScale["spec"].(map[string]any)
 	replicas, _ := spec["replicas"].(int64)
-	if replicas < 0 {
+	if crd != nil && replicas == unsetReplicas {
+		return nil, cluster.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", crd.scale.specReplicasPath))
+	}
+	if crd == nil && replicas < 0 {
 		return nil, cluster.NewInvalid("Scale.autoscaling", name, []cluster.Cause{{Type: "FieldValueInvalid", Field: "spec.replicas",
 			Message: fmt.Sprintf("Invalid value: %d: must be greater than or equal to 0", replicas)}})
 	}
@@ -165,7 +175,7 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 	// Back to the object: replicas, the resourceVersion precondition and
 	// the managers.
 	obj := value.DeepCopyObject(live)
-	setField(obj, []string{"spec", "replicas"}, replicas)
+	setField(obj, replicasPath, replicas)
 	md := metadata(obj)
 	md["resourceVersion"] = metaString(newScale, "resourceVersion")
 	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
@@ -179,7 +189,44 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 	if err != nil {
 		return nil, err
 	}
+	if crd != nil {
+		scale, _, err := crd.scale.of(out)
+		if err != nil {
+			return nil, cluster.NewBadRequest(err.Error())
+		}
+		return scale, nil
+	}
 	return scaleOf(out)
+}
+
+// unsetReplicas stands for spec replicas a custom resource does not have
+// in its Scale before a patch (the smallest int32, as apiextensions).
+const unsetReplicas = -2147483648
+
+// scaleOfObject is the Scale of a built-in object, or of a custom
+// resource of a CRD version with a scale subresource (its replicas
+// unsetReplicas when it has none).
+func (t *txn) scaleOfObject(crd *crdVersion, obj map[string]any) (map[string]any, error) {
+	if crd == nil {
+		return scaleOf(obj)
+	}
+	scale, found, err := crd.scale.of(obj)
+	if err != nil {
+		return nil, internalError("Internal error occurred: " + err.Error())
+	}
+	if !found {
+		scale["spec"] = map[string]any{"replicas": int64(unsetReplicas)}
+	}
+	return scale, nil
+}
+
+// pathElems turns field names into the arguments of MakePathOrDie.
+func pathElems(path []string) []any {
+	out := make([]any, len(path))
+	for i, p := range path {
+		out[i] = p
+	}
+	return out
 }
 
 // setField sets the value at path, creating the objects on the way.

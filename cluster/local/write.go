@@ -315,6 +315,9 @@ func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
 		}
 	}
 	causes := validate.ToCauses(errs)
+	if v != nil && v.scale != nil {
+		causes = append(causes, v.scale.validate(obj, true)...)
+	}
 	if gkOf(res) == crdGK {
 		causes = append(causes, crdCauses(obj)...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/schema"
 )
 
 func init() {
@@ -72,18 +73,33 @@ func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
 	}
 	for _, t := range targets {
 		ref := objectRef(t.res, printer.Str(t.obj, "metadata", "name"))
-		if !scalable[t.res.GVK.Group+"/"+t.res.GVK.Kind] {
+		custom := !scalable[t.res.GVK.Group+"/"+t.res.GVK.Kind] && isCustomResource(ctx, sess.Cluster, t.res)
+		if !scalable[t.res.GVK.Group+"/"+t.res.GVK.Kind] && !custom {
 			errs = append(errs, fmt.Errorf("cannot scale %s: the server could not find the requested resource (the kind has no scale subresource)", ref))
 			continue
 		}
-		cur := printer.IntOr(t.obj, 1, "spec", "replicas")
-		if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
-			errs = append(errs, fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur))
-			continue
-		}
 		patch := map[string]any{"spec": map[string]any{"replicas": o.Replicas}}
-		if o.ResourceVersion != "" {
-			patch["metadata"] = map[string]any{"resourceVersion": o.ResourceVersion}
+		if custom {
+			// The server keeps a custom resource's replicas where its
+			// CRD says: the preconditions are checked on its Scale, as
+			// kubectl does for every kind.
+			if o.CurrentReplicas >= 0 || o.ResourceVersion != "" {
+				rv, err := o.scalePreconditions(ctx, sess.Cluster, t)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				patch["metadata"] = map[string]any{"resourceVersion": rv}
+			}
+		} else {
+			cur := printer.IntOr(t.obj, 1, "spec", "replicas")
+			if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
+				errs = append(errs, fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur))
+				continue
+			}
+			if o.ResourceVersion != "" {
+				patch["metadata"] = map[string]any{"resourceVersion": o.ResourceVersion}
+			}
 		}
 		b, _ := json.Marshal(patch)
 		md := printer.Map(t.obj, "metadata")
@@ -94,4 +110,37 @@ func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(o.Out, "%s scaled\n", ref)
 	}
 	return reportErrors(o.ErrOut, errs)
+}
+
+// scalePreconditions reads the Scale of t and checks --current-replicas
+// and --resource-version against it (kubectl's ScalePrecondition); it
+// returns the Scale's resourceVersion, which the write then requires.
+func (o *ScaleOptions) scalePreconditions(ctx context.Context, c cluster.Interface, t gotObject) (string, error) {
+	sc, err := subresourceClient(c)
+	if err != nil {
+		return "", err
+	}
+	md := printer.Map(t.obj, "metadata")
+	scale, err := sc.GetSubresource(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), "scale")
+	if err != nil {
+		return "", err
+	}
+	cur := printer.IntOr(scale, 0, "spec", "replicas")
+	if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
+		return "", fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur)
+	}
+	rv := printer.Str(scale, "metadata", "resourceVersion")
+	if o.ResourceVersion != "" && o.ResourceVersion != rv {
+		return "", fmt.Errorf("Expected resource version to be %s, was %s", o.ResourceVersion, rv)
+	}
+	return rv, nil
+}
+
+// isCustomResource reports whether a CustomResourceDefinition serves res.
+func isCustomResource(ctx context.Context, c cluster.Interface, res cluster.Resource) bool {
+	if res.GVK.Group == "" || res.Plural == "" {
+		return false
+	}
+	_, err := c.Get(ctx, schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "", res.Plural+"."+res.GVK.Group)
+	return err == nil
 }
