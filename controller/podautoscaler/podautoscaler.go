@@ -248,7 +248,7 @@ func (r *reconciler) getScale(ctx context.Context, apiVersion, kind, name string
 	switch gvk.Group + "/" + kind {
 	case "apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet", "/ReplicationController":
 	default:
-		return nil, gvk, fmt.Errorf("the server could not find the requested resource")
+		return r.customScale(ctx, gvk, name)
 	}
 	obj, err := r.c.Get(ctx, gvk, kobj.Namespace(r.hpa), name)
 	if err != nil {
@@ -549,3 +549,56 @@ func rv(o map[string]any) uint64 {
 }
 
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+var crdGVK = schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+// customScale reads the Scale of a custom resource as the API server
+// serves it: the replicas and selector where its CRD's scale subresource
+// says (an error as the API server's when the CRD has none or the spec
+// replicas are missing).
+func (r *reconciler) customScale(ctx context.Context, gvk schema.GVK, name string) (map[string]any, schema.GVK, error) {
+	res, err := r.c.Mapper().ResourceFor(gvk)
+	if err != nil || gvk.Group == "" {
+		return nil, gvk, fmt.Errorf("the server could not find the requested resource")
+	}
+	crd, err := r.c.Get(ctx, crdGVK, "", res.Plural+"."+gvk.Group)
+	if err != nil {
+		return nil, gvk, fmt.Errorf("the server could not find the requested resource")
+	}
+	var sc map[string]any
+	for _, v := range kobj.Slice(crd, "spec", "versions") {
+		vm, _ := v.(map[string]any)
+		if kobj.Str(vm, "name") == gvk.Version {
+			sc = kobj.Map(vm, "subresources", "scale")
+		}
+	}
+	if sc == nil {
+		return nil, gvk, fmt.Errorf("%s.%s %q not found", res.Plural, gvk.Group, name)
+	}
+	obj, err := r.c.Get(ctx, gvk, kobj.Namespace(r.hpa), name)
+	if err != nil {
+		if se, ok := err.(*cluster.StatusError); ok {
+			return nil, gvk, fmt.Errorf("%s", se.Message)
+		}
+		return nil, gvk, err
+	}
+	at := func(p string) any {
+		var cur any = obj
+		for _, f := range strings.Split(strings.TrimPrefix(p, "."), ".") {
+			m, _ := cur.(map[string]any)
+			cur = m[f]
+		}
+		return cur
+	}
+	replicas, ok := at(kobj.Str(sc, "specReplicasPath")).(int64)
+	if !ok {
+		return nil, gvk, fmt.Errorf("Internal error occurred: the spec replicas field %q does not exist", kobj.Str(sc, "specReplicasPath"))
+	}
+	scale := map[string]any{"spec": map[string]any{"replicas": replicas}, "status": map[string]any{}}
+	if p := kobj.Str(sc, "labelSelectorPath"); p != "" {
+		if sel, _ := at(p).(string); sel != "" {
+			scale["status"].(map[string]any)["selector"] = sel
+		}
+	}
+	return scale, gvk, nil
+}
