@@ -35,4 +35,9 @@
 // its 429 and 5xx answers with a Retry-After are retried by client-go, up
 // to ten times. Dry runs are sent as dryRun=All, field owners as
 // fieldManager, field validation as fieldValidation.
+//
+// With KONVERGE_TRACE set (EnvTrace), every request is printed to standard
+// error as it ends: when it started since the process did, method, path and
+// query, status, protocol and duration, so that the round trips of a
+// command can be counted and timed.
 package kube

@@ -124,6 +124,9 @@ func Open(cfg *rest.Config, opts Options) (*Cluster, error) {
 	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
 		cfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	}
+	if w := traceWrapper(); w != nil {
+		cfg.Wrap(w)
+	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Host, err)

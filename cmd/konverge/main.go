@@ -8,15 +8,18 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 
 	"github.com/konverge/konverge/internal/cli"
 )
 
+// envCPUProfile names the environment variable that, when it names a
+// file, makes the command write a CPU profile of itself there (go tool
+// pprof reads it).
+const envCPUProfile = "KONVERGE_CPUPROFILE"
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	cmd := cli.NewRootCmd(cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
-	err := cmd.ExecuteContext(ctx)
+	err := run()
 	if err == nil {
 		return
 	}
@@ -29,4 +32,23 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "error:", err)
 	os.Exit(1)
+}
+
+func run() error {
+	if path := os.Getenv(envCPUProfile); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", envCPUProfile, err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", envCPUProfile, err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cmd := cli.NewRootCmd(cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	return cmd.ExecuteContext(ctx)
 }
