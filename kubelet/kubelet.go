@@ -195,6 +195,17 @@ type podResult struct {
 func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[string]any, now time.Time, ips *ipAllocator) (podResult, error) {
 	res := podResult{next: never}
 	md := mapOf(pod, "metadata")
+	uid, rv := str(md, "uid"), str(md, "resourceVersion")
+	k.mu.Lock()
+	cur, ok := k.current[uid]
+	k.mu.Unlock()
+	if ok && cur.rv == rv && rv != "" && !now.Before(cur.at) && now.Before(cur.next) {
+		// The status is what statusAt would give: nothing changed the
+		// pod (bound here, as it was when it was found current) and no
+		// transition is due yet.
+		res.next = cur.next
+		return res, nil
+	}
 	spec := mapOf(pod, "spec")
 	ns, name := str(md, "namespace"), str(md, "name")
 	node := str(spec, "nodeName")
@@ -208,16 +219,6 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 			return res, nil
 		}
 		return k.schedule(ctx, c, pod, now, ips)
-	}
-	uid, rv := str(md, "uid"), str(md, "resourceVersion")
-	k.mu.Lock()
-	cur, ok := k.current[uid]
-	k.mu.Unlock()
-	if ok && cur.rv == rv && rv != "" && !now.Before(cur.at) && now.Before(cur.next) {
-		// The status is what statusAt would give: nothing changed the
-		// pod and no transition is due yet.
-		res.next = cur.next
-		return res, nil
 	}
 	start, err := time.Parse(time.RFC3339, str(status, "startTime"))
 	if err != nil {

@@ -142,8 +142,9 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 	// Claim pods: release owned pods that no longer match, adopt orphans
 	// that match (not while the ReplicaSet is being deleted).
 	var owned []map[string]any
+	scratch := map[string]string{}
 	for _, p := range idx.byOwner[uid] {
-		if kobj.Deleting(p) || sel.Matches(kobj.Labels(p)) {
+		if kobj.Deleting(p) || sel.Matches(labelsInto(scratch, p)) {
 			owned = append(owned, p)
 			continue
 		}
@@ -222,14 +223,19 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		if hasAllLabels(kobj.Map(p, "metadata", "labels"), tmplLabels) {
 			fully++
 		}
-		if ok, _ := kobj.PodReady(p); ok {
-			ready++
-			ok, at := kobj.PodAvailable(p, minReady, now)
-			if ok {
-				avail++
-			} else if !at.IsZero() {
-				res = res.Merge(controller.Result{RequeueAt: at})
-			}
+		if !podReady(p) {
+			continue
+		}
+		ready++
+		if minReady == 0 {
+			avail++ // available as soon as ready
+			continue
+		}
+		ok, at := kobj.PodAvailable(p, minReady, now)
+		if ok {
+			avail++
+		} else if !at.IsZero() {
+			res = res.Merge(controller.Result{RequeueAt: at})
 		}
 	}
 	old := kobj.Map(rs, "status")
@@ -303,6 +309,23 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
 	}
 	return res, nil
+}
+
+// labelsInto fills m with the pod's labels as strings (kobj.Labels into
+// one map reused from pod to pod) and returns it.
+func labelsInto(m map[string]string, pod map[string]any) map[string]string {
+	clear(m)
+	for k, v := range kobj.Map(pod, "metadata", "labels") {
+		s, _ := v.(string)
+		m[k] = s
+	}
+	return m
+}
+
+// podReady is kobj.PodReady without the time.
+func podReady(pod map[string]any) bool {
+	c := kobj.Condition(pod, "Ready")
+	return c != nil && c["status"] == "True"
 }
 
 // errBackingOff stands for the last failure while the controller waits to
