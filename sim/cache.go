@@ -322,7 +322,17 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 	case rev == lc.rev:
 		return // nothing changed
 	case rev != lc.rev+1 || kind == "":
-		lc.kinds, lc.rev = nil, rev
+		// Several objects (a cascading deletion), or one the request
+		// does not name: the batch tells which.
+		changes, ok := local.BatchChanges(c.Interface, lc.rev)
+		if !ok {
+			lc.kinds, lc.rev = nil, rev
+			return
+		}
+		for _, ch := range changes {
+			lc.staleAll(ch.Group, ch.Kind, nsName{ch.Namespace, ch.Name})
+		}
+		lc.rev = rev
 		return
 	}
 	lc.rev = rev
@@ -363,6 +373,20 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 		// The caller has obj too: it must not change it either.
 		kc.set(k, obj)
 		lc.hand([]cluster.Object{obj})
+	}
+}
+
+// staleAll marks the object k of a kind stale in the cache of every
+// version of the kind.
+func (lc *listCache) staleAll(group, kind string, k nsName) {
+	for gvk, kc := range lc.kinds {
+		if gvk.Group != group || gvk.Kind != kind {
+			continue
+		}
+		if kc.stale == nil {
+			kc.stale = map[nsName]bool{}
+		}
+		kc.stale[k] = true
 	}
 }
 

@@ -66,6 +66,32 @@ func scenario(t *testing.T, cached bool) string {
 			t.Fatal(err)
 		}
 	}
+	// Jobs that go with their pods (cascading deletions in a sync): a
+	// CronJob keeping one finished Job, and Jobs deleted when finished.
+	if _, err := st.Create(ctx, map[string]any{
+		"apiVersion": "batch/v1", "kind": "CronJob",
+		"metadata": map[string]any{"name": "tick", "namespace": "default"},
+		"spec": map[string]any{"schedule": "* * * * *", "successfulJobsHistoryLimit": int64(1), "jobTemplate": map[string]any{
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"restartPolicy": "Never",
+				"containers":    []any{map[string]any{"name": "c", "image": "busybox:1.36", "command": []any{"true"}}},
+			}}},
+		}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := st.Create(ctx, map[string]any{
+			"apiVersion": "batch/v1", "kind": "Job",
+			"metadata": map[string]any{"name": fmt.Sprintf("once%d", i), "namespace": "default"},
+			"spec": map[string]any{"ttlSecondsAfterFinished": int64(i * 30), "template": map[string]any{"spec": map[string]any{
+				"restartPolicy": "Never",
+				"containers":    []any{map[string]any{"name": "c", "image": "busybox:1.36", "command": []any{"sleep", "5"}}},
+			}}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	step(time.Minute)
 	for i := range 4 {
 		edit(fmt.Sprintf("web%d", i), image("nginx:1.14.2"))
@@ -93,7 +119,8 @@ func scenario(t *testing.T, cached bool) string {
 	step(10 * time.Minute)
 
 	var out []string
-	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK} {
+	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK,
+		{Group: "batch", Version: "v1", Kind: "Job"}, {Group: "batch", Version: "v1", Kind: "CronJob"}} {
 		l, err := st.List(ctx, gvk)
 		if err != nil {
 			t.Fatal(err)
@@ -133,5 +160,8 @@ func TestListCacheSameResult(t *testing.T) {
 	}
 	if !strings.Contains(a, "Pod ") || !strings.Contains(a, "nginx:1.14.2") {
 		t.Errorf("scenario left no pods of the new image:\n%s", a)
+	}
+	if !strings.Contains(a, "Job tick-") || strings.Contains(a, "Job once") {
+		t.Errorf("scenario: want one Job of the CronJob and none of the Jobs with a time to live:\n%s", a)
 	}
 }

@@ -757,3 +757,42 @@ func BatchRevision(c cluster.Interface) (uint64, bool) {
 	}
 	return b.t.rev, true
 }
+
+// Change is an object that a write changed, with the revision the write
+// gave the store.
+type Change struct {
+	Group, Kind, Namespace, Name string
+	Revision                     uint64
+}
+
+// BatchChanges returns the objects the writes of a batch (the Cluster of a
+// Txn) changed after revision since, in the order of the writes (a
+// cascading deletion is several); ok is false when c is not a batch, or
+// its transaction does not hold every write after since (it began later).
+func BatchChanges(c cluster.Interface, since uint64) ([]Change, bool) {
+	b, ok := c.(*batch)
+	if !ok {
+		return nil, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return nil, false
+	}
+	if since >= b.t.rev {
+		return nil, since == b.t.rev
+	}
+	evs := b.t.events
+	i := len(evs)
+	for i > 0 && evs[i-1].rev > since {
+		i--
+	}
+	if i == len(evs) || evs[i].rev != since+1 {
+		return nil, false
+	}
+	out := make([]Change, 0, len(evs)-i)
+	for _, ev := range evs[i:] {
+		out = append(out, Change{Group: ev.key.gk.Group, Kind: ev.key.gk.Kind, Namespace: ev.key.namespace, Name: ev.key.name, Revision: ev.rev})
+	}
+	return out, true
+}
