@@ -209,7 +209,75 @@ func crdCauses(obj map[string]any) []cluster.Cause {
 	if _, err := schema.FromCRD(obj); err != nil {
 		causes = append(causes, cluster.Cause{Type: "FieldValueInvalid", Field: "spec", Message: err.Error()})
 	}
+	causes = append(causes, scaleCauses(versions)...)
 	return causes
+}
+
+// scaleCauses validates the scale subresources of a CRD's versions, as
+// apiextensions' ValidateCustomResourceDefinitionSubresources, with its
+// field paths: spec.subresources when every version has the same
+// subresources (the internal version holds them once), else
+// spec.versions[i].subresources.
+func scaleCauses(versions []any) []cluster.Cause {
+	same := true
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		f, _ := versions[0].(map[string]any)
+		if !value.Equal(m["subresources"], f["subresources"]) {
+			same = false
+		}
+	}
+	var causes []cluster.Cause
+	for i, v := range versions {
+		if same && i > 0 {
+			break
+		}
+		m, _ := v.(map[string]any)
+		sc, ok := kobjMap(m, "subresources", "scale")
+		if !ok {
+			continue
+		}
+		base := fmt.Sprintf("spec.versions[%d].subresources.scale.", i)
+		if same {
+			base = "spec.subresources.scale."
+		}
+		path := func(field, p, under string, unders ...string) {
+			switch {
+			case p == "":
+				if field != "labelSelectorPath" {
+					causes = append(causes, cluster.Cause{Type: "FieldValueRequired", Field: base + field, Message: "Required value"})
+				}
+				return
+			case p[0] != '.':
+				causes = append(causes, invalidCause(base+field, p, "must be a simple json path starting with ."))
+				return
+			}
+			for _, u := range unders {
+				if strings.HasPrefix(p, u+".") {
+					return
+				}
+			}
+			causes = append(causes, invalidCause(base+field, p, under))
+		}
+		path("specReplicasPath", str(sc, "specReplicasPath"), "should be a json path under .spec", ".spec")
+		path("statusReplicasPath", str(sc, "statusReplicasPath"), "should be a json path under .status", ".status")
+		path("labelSelectorPath", str(sc, "labelSelectorPath"), "should be a json path under either .spec or .status", ".spec", ".status")
+	}
+	return causes
+}
+
+// kobjMap returns the object at path.
+func kobjMap(m map[string]any, path ...string) (map[string]any, bool) {
+	var cur any = m
+	for _, p := range path {
+		cm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur = cm[p]
+	}
+	out, ok := cur.(map[string]any)
+	return out, ok
 }
 
 // prepareCRD sets the status the API server's CRD controllers give a CRD:
