@@ -13,7 +13,10 @@
 //  5. apply --prune -l after removing the Services
 //
 // It prints each tool's wall time per step and the ratio (kubectl's time
-// over konverge's), checks after each step that the live objects of both
+// over konverge's) and, when it started the control plane, the CPU time
+// kube-apiserver and etcd spent on each tool's step (the server's cost,
+// which the load of other processes disturbs less than wall times); it
+// checks after each step that the live objects of both
 // namespaces are identical (uids, resourceVersions, times and the
 // namespace's name masked) and that both exited with the same status and
 // printed the same result lines, and fails when they do not.
@@ -21,6 +24,7 @@
 //	go run ./bench/realcluster                       # 300 objects
 //	go run ./bench/realcluster -n 300,1000,10000 -runs 3
 //	go run ./bench/realcluster -kubeconfig ~/.kube/config   # a running cluster
+//	go run ./bench/realcluster -steps 1 -runs 5             # the first apply alone
 //
 // Both tools keep their discovery and OpenAPI caches in one KUBECACHEDIR of
 // the run, warmed by an untimed apply before the steps.
@@ -65,6 +69,9 @@ type config struct {
 	kubeconfig  string
 	cacheDir    string
 	extraArgs   []string
+	// serverPIDs are the processes of the control plane the benchmark
+	// started (etcd, kube-apiserver), whose CPU time it reports.
+	serverPIDs []int
 }
 
 func main() {
@@ -77,6 +84,7 @@ func main() {
 	bin := flag.String("bin", "", "konverge binary (default: build ./cmd/konverge)")
 	concurrency := flag.Int("concurrency", 0, "konverge --concurrency (0: its default)")
 	keep := flag.Bool("keep", false, "keep the work directory and leave the objects")
+	onlySteps := flag.Int("steps", 0, "run only the first this many steps (1: the first apply alone; 0: all)")
 	withKubectl := flag.Bool("kubectl", true, "run kubectl's side of the steps (false: konverge's times only, for sizes where kubectl takes hours)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -119,6 +127,7 @@ func main() {
 		}
 		defer stop()
 		cfg.kubeconfig = kc
+		cfg.serverPIDs = controlPlanePIDs(filepath.Join(work, "home", "run"))
 	}
 	c, err := kube.FromKubeconfig(cfg.kubeconfig, "")
 	if err != nil {
@@ -136,7 +145,7 @@ func main() {
 		if err != nil || n < 3 {
 			log.Fatalf("-n %q: want numbers of 3 or more", s)
 		}
-		if !cfg.bench(c, work, n, min(*changed, n), *runs, *keep) {
+		if !cfg.bench(c, work, n, min(*changed, n), *runs, *onlySteps, *keep) {
 			failed = true
 		}
 	}
@@ -221,7 +230,7 @@ type outcome struct {
 
 // bench runs the steps on n objects, runs times, and prints the table; it
 // reports whether both tools agreed everywhere.
-func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep bool) bool {
+func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs, onlySteps int, keep bool) bool {
 	dir := filepath.Join(work, fmt.Sprintf("n%d", n))
 	v1, v2, v3 := filepath.Join(dir, "v1"), filepath.Join(dir, "v2"), filepath.Join(dir, "v3")
 	generate(v1, n, 0, false, true)
@@ -234,9 +243,13 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 		{fmt.Sprintf("apply of %d changes", changed), []string{"apply", "-f", v2}},
 		{"prune (Services removed)", []string{"apply", "-f", v3, "--prune", "-l", "tier=bench"}},
 	}
+	if onlySteps > 0 && onlySteps < len(steps) {
+		steps = steps[:onlySteps]
+	}
 	loadBefore := loadAverage()
 	walls := make([][2][]time.Duration, len(steps))
-	var ceilings []time.Duration
+	cpus := make([][2][]time.Duration, len(steps))
+	var ceilings, ceilingCPUs []time.Duration
 	notes := make([][]string, len(steps))
 	ok := true
 	for r := range runs {
@@ -262,10 +275,12 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 					tool, ns, extra = cfg.konverge, nsC, cfg.extraArgs
 				}
 				args := append(append([]string{"-n", ns}, s.args...), extra...)
+				cpu0 := cfg.serverCPU()
 				start := time.Now()
 				stdout, stderr, code := cfg.run(tool, args...)
 				out[t] = outcome{wall: time.Since(start), code: code, stdout: stdout, stderr: stderr}
 				walls[i][t] = append(walls[i][t], out[t].wall)
+				cpus[i][t] = append(cpus[i][t], cfg.serverCPU()-cpu0)
 			}
 			if !cfg.withKubectl {
 				if out[1].code > 1 || (s.args[0] == "apply" && out[1].code != 0) {
@@ -318,11 +333,12 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 		if _, errOut, code := cfg.run(cfg.kubectl, "create", "namespace", nsB); code != 0 {
 			log.Fatalf("create namespace %s: %s", nsB, errOut)
 		}
-		d, err := ceiling(cfg.kubeconfig, v1, nsB, 16)
+		d, cpu, err := ceiling(cfg, v1, nsB, 16)
 		if err != nil {
 			log.Fatalf("ceiling: %v", err)
 		}
 		ceilings = append(ceilings, d)
+		ceilingCPUs = append(ceilingCPUs, cpu)
 		if !keep {
 			for _, ns := range []string{nsK, nsC, nsB} {
 				if err := clear(c, ns); err != nil {
@@ -344,6 +360,20 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs int, keep
 		fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx  %s\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/v.Seconds(), strings.Join(notes[i], "; "))
 	}
 	fmt.Printf("first apply by a bare client-go program (the same objects, dry runs first, 16 at a time, no process start): %.2fs\n", median(ceilings).Seconds())
+	if len(cfg.serverPIDs) > 0 {
+		fmt.Printf("\nCPU time of kube-apiserver and etcd during each step (median):\n")
+		fmt.Printf("%-26s %10s %10s %8s\n", "step", "kubectl", "konverge", "ratio")
+		for i, s := range steps {
+			v := median(cpus[i][1])
+			if !cfg.withKubectl {
+				fmt.Printf("%-26s %10s %9.2fs %8s\n", s.name, "-", v.Seconds(), "-")
+				continue
+			}
+			k := median(cpus[i][0])
+			fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/max(v.Seconds(), 0.01))
+		}
+		fmt.Printf("%-26s %10s %9.2fs\n", "bare client-go, first apply", "", median(ceilingCPUs).Seconds())
+	}
 	return ok
 }
 
@@ -475,19 +505,19 @@ func clear(c *kube.Cluster, ns string) error {
 // can with workers requests in flight, without a client-side limit: every
 // object first as a dry run, then for real. It returns the time of the
 // requests alone.
-func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
-	cfg, err := kube.RESTConfig(kubeconfig, "")
+func ceiling(bc config, dir, ns string, workers int) (time.Duration, time.Duration, error) {
+	cfg, err := kube.RESTConfig(bc.kubeconfig, "")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	cfg.QPS = -1
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	resources := map[string]k8sschema.GroupVersionResource{
 		"Deployment": {Group: "apps", Version: "v1", Resource: "deployments"},
@@ -502,7 +532,7 @@ func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		for _, doc := range strings.Split(string(b), "---\n") {
 			if strings.TrimSpace(doc) == "" {
@@ -510,11 +540,11 @@ func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
 			}
 			j, err := yaml.YAMLToJSON([]byte(doc))
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			m, err := value.DecodeObject(j)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			u := &unstructured.Unstructured{Object: m}
 			u.SetNamespace(ns)
@@ -522,6 +552,7 @@ func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
 		}
 	}
 	ctx := context.Background()
+	cpu0 := bc.serverCPU()
 	start := time.Now()
 	for _, dry := range []bool{true, false} {
 		opts := metav1.CreateOptions{FieldManager: "kubectl-client-side-apply"}
@@ -546,10 +577,56 @@ func ceiling(kubeconfig, dir, ns string, workers int) (time.Duration, error) {
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return time.Since(start), nil
+	return time.Since(start), bc.serverCPU() - cpu0, nil
+}
+
+// controlPlanePIDs reads the pid files of etcd and kube-apiserver in the
+// run directory of scripts/realcluster.sh.
+func controlPlanePIDs(run string) []int {
+	var pids []int
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		b, err := os.ReadFile(filepath.Join(run, name+".pid"))
+		if err != nil {
+			log.Printf("no CPU times of %s: %v", name, err)
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// clockTick is the unit of the CPU times of /proc/<pid>/stat (USER_HZ).
+const clockTick = 10 * time.Millisecond
+
+// serverCPU is the CPU time (user and system) the control plane's
+// processes have used so far, 0 when unknown.
+func (cfg config) serverCPU() time.Duration {
+	var total time.Duration
+	for _, pid := range cfg.serverPIDs {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which is in parentheses:
+		// utime and stime are the 12th and 13th.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b)[i+1:])
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(u+s) * clockTick
+	}
+	return total
 }
 
 // count returns how many of n objects are of kind k (0 Deployment,
