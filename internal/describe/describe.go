@@ -78,6 +78,10 @@ func Describe(ctx context.Context, c cluster.Reader, res cluster.Resource, obj m
 		err = d.job()
 	case "batch/CronJob":
 		err = d.cronJob()
+	case "/PersistentVolume":
+		err = d.persistentVolume()
+	case "/PersistentVolumeClaim":
+		err = d.persistentVolumeClaim()
 	default:
 		err = d.generic()
 	}
