@@ -465,3 +465,23 @@ func LastRecorded(ctx context.Context, c cluster.Interface, involved map[string]
 	}
 	return last, nil
 }
+
+// Find returns the stored Event of ev's object, source, type, reason and
+// message (nil when there is none): a stateless recorder reads its
+// count and times from it.
+func Find(ctx context.Context, c cluster.Interface, ev Event) (map[string]any, error) {
+	ns := kobj.Namespace(ev.Involved)
+	if ns == "" {
+		ns = "default"
+	}
+	about, err := eventsAbout(ctx, c, ns, ev)
+	if err != nil {
+		return nil, fmt.Errorf("event: list events: %w", err)
+	}
+	for _, e := range eventsOf(about, ns, ev) {
+		if kobj.Str(e, "type") == ev.Type && kobj.Str(e, "reason") == ev.Reason && kobj.Str(e, "message") == ev.Message {
+			return e, nil
+		}
+	}
+	return nil, nil
+}

@@ -688,22 +688,47 @@ func (s *state) unscheduledPods(claim map[string]any) ([]string, error) {
 	return names, nil
 }
 
-// periodic records an Event that upstream's binder emits at every sync of
-// the claim: now when it never did or a resync period went by since the
-// last one, and asks to come back at the next period.
+// periodic records an Event that upstream's binder emits at every sync
+// of the claim (every ResyncPeriod), through the spam filter of
+// client-go's recorder (per object and type a burst of
+// event.SpamBurst, then one per event.SpamInterval): the filter's tokens
+// are read back from the Event's first time and count. It asks to come
+// back when the next one is due.
 func (s *state) periodic(obj map[string]any, typ, reason, msg string) error {
-	last, err := event.LastRecorded(s.ctx, s.c, obj, Component)
+	ev := event.Event{Involved: obj, Type: typ, Reason: reason, Message: msg, Component: Component, Time: s.now}
+	e, err := event.Find(s.ctx, s.c, ev)
 	if err != nil {
 		return err
 	}
-	if !last.IsZero() && s.now.Before(last.Add(ResyncPeriod)) {
-		s.res = s.res.Merge(controller.Result{RequeueAt: last.Add(ResyncPeriod)})
+	if e == nil {
+		if err := s.emit(obj, typ, reason, msg); err != nil {
+			return err
+		}
+		s.res = s.res.Merge(controller.Result{RequeueAt: s.now.Add(ResyncPeriod)})
 		return nil
 	}
-	if err := s.emit(obj, typ, reason, msg); err != nil {
-		return err
+	first := kobj.ParseTime(kobj.Str(e, "firstTimestamp"))
+	last := kobj.ParseTime(kobj.Str(e, "lastTimestamp"))
+	count := kobj.IntOr(e, 1, "count")
+	// tokens is what the filter holds at t after count Events (it never
+	// fills up again: the syncs come faster than its refill).
+	tokens := func(t time.Time, n int64) float64 {
+		return float64(event.SpamBurst-n) + float64(t.Sub(first))/float64(event.SpamInterval)
 	}
-	s.res = s.res.Merge(controller.Result{RequeueAt: s.now.Add(ResyncPeriod)})
+	// The syncs come every period from the first.
+	sync := first.Add(s.now.Sub(first) / ResyncPeriod * ResyncPeriod)
+	if sync.After(last) && tokens(sync, count) >= 1 {
+		if err := s.emit(obj, typ, reason, msg); err != nil {
+			return err
+		}
+		count++
+	}
+	// The next sync whose Event passes the filter.
+	next := sync.Add(ResyncPeriod)
+	if need := first.Add(time.Duration(count-event.SpamBurst+1) * event.SpamInterval); need.After(next) {
+		next = first.Add((need.Sub(first) + ResyncPeriod - 1) / ResyncPeriod * ResyncPeriod)
+	}
+	s.res = s.res.Merge(controller.Result{RequeueAt: next})
 	return nil
 }
 

@@ -402,3 +402,38 @@ spec:
 		t.Errorf("late after a minute: %s, want Pending", ph)
 	}
 }
+
+// A claim that stays Pending says so at every resync, through the spam
+// filter of client-go's recorder: 25 at once, then one per 5 minutes
+// (a real cluster's count after 12 minutes was 27).
+func TestPendingEventsThroughSpamFilter(t *testing.T) {
+	e := newEnv(t)
+	e.create(`apiVersion: v1
+kind: Namespace
+metadata: {name: t}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: lonely, namespace: t}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}`)
+	start := e.clk.Now()
+	count := func() string {
+		got := e.events()
+		if len(got) != 1 {
+			t.Fatalf("events: %v", got)
+		}
+		return got[0][strings.LastIndex(got[0], " x")+2:]
+	}
+	for at := time.Duration(0); at <= 12*time.Minute; at += persistentvolume.ResyncPeriod {
+		e.clk.Set(start.Add(at))
+		e.settle()
+		if at == 6*time.Minute && count() != "25" {
+			t.Fatalf("after 6 minutes: x%s, want x25", count())
+		}
+	}
+	if got := count(); got != "27" {
+		t.Fatalf("after 12 minutes: x%s, want x27", got)
+	}
+}
