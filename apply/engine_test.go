@@ -21,10 +21,13 @@ type recorder struct {
 	cluster.Interface
 	delay time.Duration
 
-	mu     sync.Mutex
-	calls  []string // "get configmap/x", "list configmap default", "create configmap/x", ...
-	flight atomic.Int32
-	peak   atomic.Int32
+	mu    sync.Mutex
+	calls []string // "get configmap/x", "list configmap default", "create configmap/x", ...
+	// metadataOnly are the calls of calls that asked for the metadata of
+	// their result alone.
+	metadataOnly []string
+	flight       atomic.Int32
+	peak         atomic.Int32
 }
 
 func (r *recorder) enter(call string) func() {
@@ -58,9 +61,18 @@ func (r *recorder) count(prefix string) int {
 
 func (r *recorder) reset() {
 	r.mu.Lock()
-	r.calls = nil
+	r.calls, r.metadataOnly = nil, nil
 	r.mu.Unlock()
 	r.peak.Store(0)
+}
+
+func (r *recorder) recordMetadataOnly(call string, on bool) {
+	if !on {
+		return
+	}
+	r.mu.Lock()
+	r.metadataOnly = append(r.metadataOnly, call)
+	r.mu.Unlock()
 }
 
 func dryRunSuffix(dry bool) string {
@@ -83,12 +95,18 @@ func (r *recorder) List(ctx context.Context, gvk schema.GVK, opts ...cluster.Lis
 func (r *recorder) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
 	md, _ := obj["metadata"].(map[string]any)
 	kind, _ := obj["kind"].(string)
-	defer r.enter(fmt.Sprintf("create %s/%s%s", strings.ToLower(kind), md["name"], dryRunSuffix(cluster.CollectCreate(opts).DryRun)))()
+	o := cluster.CollectCreate(opts)
+	call := fmt.Sprintf("create %s/%s%s", strings.ToLower(kind), md["name"], dryRunSuffix(o.DryRun))
+	r.recordMetadataOnly(call, o.MetadataOnly)
+	defer r.enter(call)()
 	return r.Interface.Create(ctx, obj, opts...)
 }
 
 func (r *recorder) Patch(ctx context.Context, gvk schema.GVK, ns, name string, pt cluster.PatchType, data []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
-	defer r.enter(fmt.Sprintf("patch %s/%s%s", strings.ToLower(gvk.Kind), name, dryRunSuffix(cluster.CollectPatch(opts).DryRun)))()
+	o := cluster.CollectPatch(opts)
+	call := fmt.Sprintf("patch %s/%s%s", strings.ToLower(gvk.Kind), name, dryRunSuffix(o.DryRun))
+	r.recordMetadataOnly(call, o.MetadataOnly)
+	defer r.enter(call)()
 	return r.Interface.Patch(ctx, gvk, ns, name, pt, data, opts...)
 }
 
@@ -216,5 +234,38 @@ func TestProgress(t *testing.T) {
 		if got := seen[step]; !slices.Equal(got, []int{1, 2, 3, 4, 5, 6, 7}) {
 			t.Errorf("%s: %v", step, got)
 		}
+	}
+}
+
+// TestChecksReadOnlyMetadata: the dry runs that check every write before
+// the first one ask for the metadata of their result alone (a real server
+// encodes less), the writes for the whole object, which Apply returns;
+// with server-side apply, every request asks for the whole object.
+func TestChecksReadOnlyMetadata(t *testing.T) {
+	s := openStore(t)
+	rec := &recorder{Interface: unbatched{s}}
+	input := configMaps(4, "1")
+	res := mustApply(t, rec, apply.Options{}, parse(t, input))
+	want := []string{"create configmap/cm-0 (dry run)", "create configmap/cm-1 (dry run)", "create configmap/cm-2 (dry run)", "create configmap/cm-3 (dry run)"}
+	got := slices.Sorted(slices.Values(rec.metadataOnly))
+	if !slices.Equal(got, want) {
+		t.Errorf("metadata-only calls %q, want %q (all: %q)", got, want, rec.calls)
+	}
+	for _, r := range res {
+		if field(r.Object, "data.v") != "1" {
+			t.Errorf("%s: result without its data: %v", r, r.Object)
+		}
+	}
+
+	rec.reset()
+	mustApply(t, rec, apply.Options{}, parse(t, strings.Replace(input, "name: cm-1}\ndata: {v: \"1\"}", "name: cm-1}\ndata: {v: \"2\"}", 1)))
+	if want := []string{"patch configmap/cm-1 (dry run)"}; !slices.Equal(rec.metadataOnly, want) {
+		t.Errorf("metadata-only calls %q, want %q (all: %q)", rec.metadataOnly, want, rec.calls)
+	}
+
+	rec.reset()
+	mustApply(t, rec, apply.Options{ServerSide: true}, parse(t, strings.Replace(input, "name: cm-2}\ndata: {v: \"1\"}", "name: cm-2}\ndata: {v: \"3\"}", 1)))
+	if len(rec.metadataOnly) != 0 {
+		t.Errorf("server-side apply: metadata-only calls %q", rec.metadataOnly)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/schema"
 )
 
 // groupKind names a kind across its versions.
@@ -204,9 +205,14 @@ func (r *run) trial(ctx context.Context, c cluster.Interface, plans []plan, work
 			tried = append(tried, i)
 		}
 	}
+	check := c
+	if !r.opts.ServerSide {
+		// A check reads only the resourceVersion of what it would write.
+		check = metadataOnly{c}
+	}
 	forEach(ctx, len(tried), workers, func(k int) {
 		p := plans[tried[k]]
-		res, err := r.execute(ctx, c, p, writeDryRun)
+		res, err := r.execute(ctx, check, p, writeDryRun)
 		switch {
 		case err != nil:
 			errs.add(p.it, err)
@@ -229,4 +235,17 @@ func (r *run) wave(ctx context.Context, c cluster.Interface, plans []plan, mode 
 		}
 		r.progress(StepApply, len(r.items))
 	})
+}
+
+// metadataOnly is a cluster whose creates and patches tell the server that
+// only the metadata of their result is read (cluster.MetadataOnly): the
+// dry runs of a check, which costs the API server less to answer.
+type metadataOnly struct{ cluster.Interface }
+
+func (c metadataOnly) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	return c.Interface.Create(ctx, obj, append(opts, cluster.MetadataOnly)...)
+}
+
+func (c metadataOnly) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, data []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	return c.Interface.Patch(ctx, gvk, namespace, name, pt, data, append(opts, cluster.MetadataOnly)...)
 }

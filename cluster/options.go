@@ -8,6 +8,9 @@ type CreateOptions struct {
 	// have: FieldValidationStrict, FieldValidationWarn (what "" means) or
 	// FieldValidationIgnore.
 	FieldValidation string
+	// MetadataOnly: the caller reads only the apiVersion, kind and
+	// metadata of the result (see the MetadataOnly option).
+	MetadataOnly bool
 }
 
 // UpdateOptions tune Update and UpdateStatus.
@@ -28,6 +31,9 @@ type PatchOptions struct {
 	// "scale"), as kubectl's --subresource. A patch of "scale" is a patch
 	// of the object's autoscaling/v1 Scale, which Patch returns.
 	Subresource string
+	// MetadataOnly: the caller reads only the apiVersion, kind and
+	// metadata of the result (see the MetadataOnly option).
+	MetadataOnly bool
 }
 
 // Propagation is how a deletion treats the object's dependents.
@@ -92,6 +98,20 @@ func (dryRunAll) ApplyToCreate(o *CreateOptions) { o.DryRun = true }
 func (dryRunAll) ApplyToUpdate(o *UpdateOptions) { o.DryRun = true }
 func (dryRunAll) ApplyToPatch(o *PatchOptions)   { o.DryRun = true }
 func (dryRunAll) ApplyToDelete(o *DeleteOptions) { o.DryRun = true }
+
+// MetadataOnly tells a Create or Patch that the caller reads only the
+// apiVersion, kind and metadata of the object it returns (its
+// resourceVersion, uid, managedFields, ...), as when a dry run only checks
+// that a write would pass. A real API server then answers with the
+// object's metadata alone, which costs it less to encode and the client
+// less to decode; a cluster may return the whole object anyway. Errors are
+// the same either way.
+var MetadataOnly = metadataOnly{}
+
+type metadataOnly struct{}
+
+func (metadataOnly) ApplyToCreate(o *CreateOptions) { o.MetadataOnly = true }
+func (metadataOnly) ApplyToPatch(o *PatchOptions)   { o.MetadataOnly = true }
 
 // FieldOwner names the manager of the fields a write sets.
 type FieldOwner string

@@ -149,7 +149,27 @@ func (c *Cluster) Create(ctx context.Context, obj cluster.Object, opts ...cluste
 	if err != nil {
 		return nil, err
 	}
-	return object(writeParams(c.rc.Post().AbsPath(p...), o.DryRun, o.FieldManager, o.FieldValidation).Body(body).Do(ctx))
+	r := writeParams(c.rc.Post().AbsPath(p...), o.DryRun, o.FieldManager, o.FieldValidation).Body(body)
+	if o.MetadataOnly {
+		return metadataOf(ctx, r, gvkOf(obj))
+	}
+	return object(r.Do(ctx))
+}
+
+// acceptMetadata asks the server for the metadata of the object it
+// answers with, as a PartialObjectMetadata (the server's errors are
+// Status objects as always).
+const acceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+
+// metadataOf sends r asking for the metadata of its answer alone, and
+// returns it as an object of kind gvk that has only metadata.
+func metadataOf(ctx context.Context, r *rest.Request, gvk kschema.GVK) (cluster.Object, error) {
+	obj, err := object(r.SetHeader("Accept", acceptMetadata).Do(ctx))
+	if err != nil {
+		return nil, err
+	}
+	obj["apiVersion"], obj["kind"] = gvk.APIVersion(), gvk.Kind
+	return obj, nil
 }
 
 // Update implements cluster.Writer.
@@ -190,7 +210,11 @@ func (c *Cluster) Patch(ctx context.Context, gvk kschema.GVK, namespace, name st
 	if pt == cluster.ApplyPatchType {
 		r = r.Param("force", fmt.Sprint(o.Force))
 	}
-	return object(r.Body(patch).Do(ctx))
+	r = r.Body(patch)
+	if o.MetadataOnly && o.Subresource == "" {
+		return metadataOf(ctx, r, gvk)
+	}
+	return object(r.Do(ctx))
 }
 
 // deleteOptions is the body of a deletion.

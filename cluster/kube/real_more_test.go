@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -293,5 +294,54 @@ func TestRealServerMapper(t *testing.T) {
 	}
 	if _, err := c2.Patch(ctx, gadget, ns, "g", cluster.MergePatchType, []byte(`{"spec":{"items":[{"key":"b"}]}}`)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRealServerMetadataOnly: a create or patch with cluster.MetadataOnly
+// gets the object's metadata alone, under the object's apiVersion and
+// kind; its errors are those of the whole answer.
+func TestRealServerMetadataOnly(t *testing.T) {
+	c, ns, ctx := realNamespace(t, "konverge-metaonly")
+	cm := configMap(ns, "cm", nil, map[string]any{"k": "v"})
+	out, err := c.Create(ctx, cm, cluster.DryRunAll, cluster.FieldOwner("kubectl-client-side-apply"), cluster.MetadataOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := out["metadata"].(map[string]any)
+	if out["apiVersion"] != "v1" || out["kind"] != "ConfigMap" || md["name"] != "cm" || md["uid"] == nil || md["managedFields"] == nil || out["data"] != nil {
+		t.Errorf("dry-run create, metadata only: %v", out)
+	}
+	if _, err := c.Get(ctx, cmGVK, ns, "cm"); !cluster.IsNotFound(err) {
+		t.Errorf("after a dry run: Get = %v, want NotFound", err)
+	}
+	if _, err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.Patch(ctx, cmGVK, ns, "cm", cluster.MergePatchType, []byte(`{"data":{"k":"w"}}`), cluster.DryRunAll, cluster.MetadataOnly)
+	md, _ = out["metadata"].(map[string]any)
+	if err != nil || out["kind"] != "ConfigMap" || md["resourceVersion"] == nil || out["data"] != nil {
+		t.Errorf("dry-run patch, metadata only: %v, %v", out, err)
+	}
+	full, err := c.Patch(ctx, cmGVK, ns, "cm", cluster.MergePatchType, []byte(`{"data":{"k":"w"}}`), cluster.DryRunAll)
+	if err != nil || full["data"] == nil {
+		t.Errorf("dry-run patch: %v, %v", full, err)
+	}
+
+	bad := configMap(ns, "Bad_Name", nil, nil)
+	_, errMeta := c.Create(ctx, bad, cluster.DryRunAll, cluster.MetadataOnly)
+	_, errFull := c.Create(ctx, bad, cluster.DryRunAll)
+	if !cluster.IsInvalid(errMeta) || fmt.Sprint(errMeta) != fmt.Sprint(errFull) {
+		t.Errorf("invalid create, metadata only: %v; whole: %v", errMeta, errFull)
+	}
+	var se, sf *cluster.StatusError
+	if errors.As(errMeta, &se) && errors.As(errFull, &sf) && fmt.Sprint(se.Causes) != fmt.Sprint(sf.Causes) {
+		t.Errorf("causes %v, want %v", se.Causes, sf.Causes)
+	}
+	unknown := configMap(ns, "cm2", nil, nil)
+	unknown["bogus"] = 1
+	_, errMeta = c.Create(ctx, unknown, cluster.DryRunAll, cluster.FieldValidationStrict, cluster.MetadataOnly)
+	_, errFull = c.Create(ctx, unknown, cluster.DryRunAll, cluster.FieldValidationStrict)
+	if errMeta == nil || fmt.Sprint(errMeta) != fmt.Sprint(errFull) {
+		t.Errorf("unknown field, metadata only: %v; whole: %v", errMeta, errFull)
 	}
 }
