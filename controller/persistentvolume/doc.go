@@ -28,6 +28,10 @@
 // sync: the real binder syncs a claim as soon as it is created, before a
 // class that comes later in the same apply exists.
 //
+// A volume created after a claim (later in the same apply) is bound to
+// it at once, where the real binder binds it at the claim's next resync,
+// up to 15 seconds later, after an Event saying the claim found none.
+//
 // Not done: dynamic provisioning (nobody serves a provisioner in the
 // embedded cluster), the scheduler's part of WaitForFirstConsumer
 // binding, and the Recycle policy's recycler pod (a recycled volume stays
