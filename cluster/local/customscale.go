@@ -26,7 +26,7 @@ func nested(obj map[string]any, path []string) (any, bool, error) {
 			if cur == nil {
 				return nil, false, nil
 			}
-			return nil, false, fmt.Errorf("%v accessor error: %v is of the type %s, expected map[string]interface{}", "."+strings.Join(path[:i], "."), cur, goType(cur))
+			return nil, false, fmt.Errorf("%v accessor error: %v is of the type %s, expected map[string]interface{}", "."+strings.Join(path[:i+1], "."), cur, goType(cur))
 		}
 		if cur, ok = m[f]; !ok {
 			return nil, false, nil
