@@ -301,6 +301,9 @@ func (r *run) createOptions(mode writeMode) []cluster.CreateOption {
 	if mode == writeDryRun {
 		opts = append(opts, cluster.DryRunAll)
 	}
+	if r.opts.MetadataOnly && !r.opts.ServerSide {
+		opts = append(opts, cluster.MetadataOnly)
+	}
 	if r.opts.FieldValidation != "" {
 		opts = append(opts, r.opts.FieldValidation)
 	}
@@ -311,6 +314,9 @@ func (r *run) patchOptions(mode writeMode) []cluster.PatchOption {
 	opts := []cluster.PatchOption{cluster.FieldOwner(r.opts.fieldManager())}
 	if mode == writeDryRun {
 		opts = append(opts, cluster.DryRunAll)
+	}
+	if r.opts.MetadataOnly && !r.opts.ServerSide {
+		opts = append(opts, cluster.MetadataOnly)
 	}
 	if r.opts.FieldValidation != "" {
 		opts = append(opts, r.opts.FieldValidation)

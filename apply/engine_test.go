@@ -269,3 +269,28 @@ func TestChecksReadOnlyMetadata(t *testing.T) {
 		t.Errorf("server-side apply: metadata-only calls %q", rec.metadataOnly)
 	}
 }
+
+// TestMetadataOnlyWrites: with Options.MetadataOnly every write of a
+// client-side apply (and its check) asks for the metadata of its result
+// alone, and the results still name every object.
+func TestMetadataOnlyWrites(t *testing.T) {
+	s := openStore(t)
+	rec := &recorder{Interface: unbatched{s}}
+	res := mustApply(t, rec, apply.Options{MetadataOnly: true}, parse(t, configMaps(3, "1")))
+	if got := lines(res); got != "configmap/cm-0 created\nconfigmap/cm-1 created\nconfigmap/cm-2 created\n" {
+		t.Errorf("results:\n%s", got)
+	}
+	if got := len(rec.metadataOnly); got != 6 {
+		t.Errorf("%d metadata-only calls, want 3 dry runs and 3 creates: %q", got, rec.metadataOnly)
+	}
+	rec.reset()
+	mustApply(t, rec, apply.Options{MetadataOnly: true}, parse(t, configMaps(3, "2")))
+	if got := len(rec.metadataOnly); got != 6 || rec.count("patch") != 6 {
+		t.Errorf("%d metadata-only calls, want 3 dry runs and 3 patches: %q", got, rec.calls)
+	}
+	rec.reset()
+	mustApply(t, rec, apply.Options{MetadataOnly: true, ServerSide: true}, parse(t, configMaps(3, "3")))
+	if len(rec.metadataOnly) != 0 {
+		t.Errorf("server-side apply: metadata-only calls %q", rec.metadataOnly)
+	}
+}

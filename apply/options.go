@@ -97,6 +97,12 @@ type Options struct {
 	// a cluster that is not a Batcher (reads, dry runs, writes, prune
 	// lists and deletions); 0 means DefaultConcurrency, 1 one at a time.
 	Concurrency int
+	// MetadataOnly asks, with every write of a client-side apply, for the
+	// metadata of the result alone (cluster.MetadataOnly): Result.Object
+	// may then hold only the object's apiVersion, kind and metadata, which
+	// costs a real API server less to answer. For callers that print or
+	// keep only names, uids and resourceVersions.
+	MetadataOnly bool
 	// Progress, when set, is called each time one more object of a step
 	// is done, from the goroutine that did it, one call at a time.
 	Progress func(Progress)

@@ -128,6 +128,9 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	if sess.Store == nil {
 		progress = newProgressLine(errOut)
 		opts.Progress = progress.Update
+		// Lines and names need no more of the objects written than
+		// their metadata, which costs the API server less to send.
+		opts.MetadataOnly = o.Output == "" || o.Output == "name"
 	}
 	defer progress.Close()
 	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
