@@ -15,8 +15,9 @@
 // the provisioner annotations and the ExternalProvisioning Event; a claim
 // without class and volume gets FailedBinding. Those Events come again at
 // every resync of the claim (every 15 seconds of cluster time), as
-// upstream's periodic sync emits them, through the spam filter of
-// client-go's recorder (25 at once, then one per 5 minutes).
+// upstream's periodic sync emits them, and as client-go's recorder
+// writes them: every occurrence counts, but its spam filter lets 25
+// writes through at once, then one per 5 minutes.
 //
 // When a bound claim goes, its volume is Released and its reclaim policy
 // applies: Retain keeps it; Delete deletes a hostPath volume under /tmp

@@ -689,11 +689,13 @@ func (s *state) unscheduledPods(claim map[string]any) ([]string, error) {
 }
 
 // periodic records an Event that upstream's binder emits at every sync
-// of the claim (every ResyncPeriod), through the spam filter of
-// client-go's recorder (per object and type a burst of
-// event.SpamBurst, then one per event.SpamInterval): the filter's tokens
-// are read back from the Event's first time and count. It asks to come
-// back when the next one is due.
+// of the claim (every ResyncPeriod from the first), as client-go's
+// recorder writes it: every occurrence counts, but its spam filter (per
+// object and type a burst of event.SpamBurst, then one per
+// event.SpamInterval) lets only some writes through, each with the count
+// of all occurrences so far. Which writes were made is read back from
+// the Event's first and last times. It asks to come back when the next
+// write is due.
 func (s *state) periodic(obj map[string]any, typ, reason, msg string) error {
 	ev := event.Event{Involved: obj, Type: typ, Reason: reason, Message: msg, Component: Component, Time: s.now}
 	e, err := event.Find(s.ctx, s.c, ev)
@@ -710,26 +712,58 @@ func (s *state) periodic(obj map[string]any, typ, reason, msg string) error {
 	first := kobj.ParseTime(kobj.Str(e, "firstTimestamp"))
 	last := kobj.ParseTime(kobj.Str(e, "lastTimestamp"))
 	count := kobj.IntOr(e, 1, "count")
-	// tokens is what the filter holds at t after count Events (it never
-	// fills up again: the syncs come faster than its refill).
-	tokens := func(t time.Time, n int64) float64 {
-		return float64(event.SpamBurst-n) + float64(t.Sub(first))/float64(event.SpamInterval)
+	lastSync := int64(last.Sub(first) / ResyncPeriod)
+	// Occurrences beyond one per sync (a claim synced again on its own
+	// update) stay counted.
+	extra := count - (lastSync + 1)
+	if extra < 0 {
+		extra = 0
 	}
-	// The syncs come every period from the first.
-	sync := first.Add(s.now.Sub(first) / ResyncPeriod * ResyncPeriod)
-	if sync.After(last) && tokens(sync, count) >= 1 {
-		if err := s.emit(obj, typ, reason, msg); err != nil {
-			return err
+	due := nextWrite(lastSync)
+	nowSync := int64(s.now.Sub(first) / ResyncPeriod)
+	if nowSync >= due {
+		// A write with every occurrence so far.
+		next := kobj.Copy(e)
+		next["count"] = nowSync + 1 + extra
+		next["lastTimestamp"] = kobj.FormatTime(s.now)
+		if _, err := s.c.Update(s.ctx, next); err != nil {
+			if err := s.writeErr(e, err); err != nil {
+				return err
+			}
+		} else {
+			s.res.Changed = true
 		}
-		count++
+		due = nextWrite(nowSync)
 	}
-	// The next sync whose Event passes the filter.
-	next := sync.Add(ResyncPeriod)
-	if need := first.Add(time.Duration(count-event.SpamBurst+1) * event.SpamInterval); need.After(next) {
-		next = first.Add((need.Sub(first) + ResyncPeriod - 1) / ResyncPeriod * ResyncPeriod)
-	}
-	s.res = s.res.Merge(controller.Result{RequeueAt: next})
+	s.res = s.res.Merge(controller.Result{RequeueAt: first.Add(time.Duration(due) * ResyncPeriod)})
 	return nil
+}
+
+// syncsPerToken is how many resyncs the spam filter takes to refill one
+// token.
+const syncsPerToken = int64(event.SpamInterval / ResyncPeriod)
+
+// nextWrite is the sync (counted from the first, 0) whose occurrence the
+// spam filter lets through after the one at sync k: each of the first
+// event.SpamBurst, then one whenever a token has refilled.
+func nextWrite(k int64) int64 {
+	burst := int64(event.SpamBurst)
+	if k+1 < burst {
+		return k + 1
+	}
+	// The writes by sync k: the burst, then one at the first sync after
+	// each refilled token (the filter's bucket starts an instant after
+	// the first occurrence, so a token is not back at the sync that
+	// falls exactly on the refill).
+	writes := burst
+	if k >= burst {
+		writes = burst + (k-1)/syncsPerToken
+	}
+	n := (writes-burst+1)*syncsPerToken + 1
+	if n <= k {
+		n = k + 1
+	}
+	return n
 }
 
 func (s *state) emit(obj map[string]any, typ, reason, msg string) error {
