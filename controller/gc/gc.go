@@ -45,7 +45,14 @@ func (g Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time
 		kinds = DefaultKinds
 	}
 	owners := map[schema.GVK]map[string]bool{} // kind -> uids that exist
+	// The owner kind of the last reference: most references of a list
+	// name the same kind.
+	var lastAV, lastKind string
+	var lastSet map[string]bool
 	exists := func(apiVersion, kind, uid string) (bool, bool, error) {
+		if lastSet != nil && apiVersion == lastAV && kind == lastKind {
+			return lastSet[uid], true, nil
+		}
 		gvk := schema.ParseGVK(apiVersion, kind)
 		set, ok := owners[gvk]
 		if !ok {
@@ -67,6 +74,7 @@ func (g Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time
 		if set == nil {
 			return false, false, nil
 		}
+		lastAV, lastKind, lastSet = apiVersion, kind, set
 		return set[uid], true, nil
 	}
 	var errs []error
