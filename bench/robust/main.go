@@ -8,15 +8,20 @@
 //     rollout status` run until every replica is ready (each command does
 //     a bounded amount of work and leaves the rest for the next one),
 //     with the time `konverge get deploy` takes while the ReplicaSet
-//     fills.
+//     fills;
+//   - runaway: one waiting command (`rollout status`, which ends at its
+//     work limit) on a Deployment whose selector includes
+//     pod-template-hash, and on one of 20,000 crash-looping replicas.
 //
 // It prints the wall time, the CPU time (user + system: what the command
 // costs whatever the machine's load) and the peak RSS of each command.
 //
-//	go run ./bench/robust                 # both
+//	go run ./bench/robust                 # all three
 //	go run ./bench/robust -only catch-up
+//	go run ./bench/robust -only runaway
 //	go run ./bench/robust -replicas 20000
 //	go run ./bench/robust -only 100k -commands 3   # give up after 3 waits
+//	go run ./bench/robust -only runaway -bin /tmp/konverge-old   # another build
 package main
 
 import (
@@ -33,9 +38,10 @@ import (
 )
 
 func main() {
-	only := flag.String("only", "", "run only this benchmark: catch-up or 100k")
+	only := flag.String("only", "", "run only this benchmark: catch-up, 100k or runaway")
 	replicas := flag.Int("replicas", 100_000, "spec.replicas of the large Deployment")
 	maxCommands := flag.Int("commands", 100, "rollout status commands to run at most before giving up")
+	prebuilt := flag.String("bin", "", "a konverge binary to measure instead of building this tree's (another release, side by side)")
 	flag.Parse()
 	log.SetFlags(0)
 	tmp, err := os.MkdirTemp("", "konverge-bench-robust-")
@@ -44,7 +50,9 @@ func main() {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "konverge")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/konverge/konverge/cmd/konverge").CombinedOutput(); err != nil {
+	if *prebuilt != "" {
+		bin = *prebuilt
+	} else if out, err := exec.Command("go", "build", "-o", bin, "github.com/konverge/konverge/cmd/konverge").CombinedOutput(); err != nil {
 		log.Fatalf("go build: %v\n%s", err, out)
 	}
 	if *only == "" || *only == "catch-up" {
@@ -52,6 +60,9 @@ func main() {
 	}
 	if *only == "" || *only == "100k" {
 		large(bin, filepath.Join(tmp, "large"), *replicas, *maxCommands)
+	}
+	if *only == "" || *only == "runaway" {
+		runaway(bin, filepath.Join(tmp, "runaway"))
 	}
 }
 
@@ -161,6 +172,26 @@ func large(bin, state string, replicas, maxCommands int) {
 	g = must(bin, state, "get", "deploy", "big", "--no-headers")
 	fmt.Printf("100k: steady state after %.1f s wall, %.1f s CPU in %d commands (apply, get, %d rollout status), peak RSS %.0f MiB; cluster time %s; %s\n",
 		total.Seconds(), cpu.Seconds(), commands+2, commands, peak, strings.TrimSpace(clk.out), strings.Join(strings.Fields(g.out), " "))
+}
+
+// runaway is one waiting command on workloads that never converge: the
+// cost of a command that ends at its work limit.
+func runaway(bin, state string) {
+	hash := strings.Replace(deployment("hash", 3, `{name: app, image: nginx:1.16.1}`),
+		"matchLabels: {app: hash}", "matchLabels: {app: hash, pod-template-hash: abc}", 1)
+	hash = strings.Replace(hash, "labels: {app: hash}", "labels: {app: hash, pod-template-hash: abc}", 1)
+	for _, c := range []struct{ name, what, manifest string }{
+		{"hash", "a selector with pod-template-hash (ReplicaSets without end)", hash},
+		{"crash", "20,000 crash-looping replicas", deployment("crash", 20_000, `{name: app, image: busybox:1.36, command: ["sh", "-c", "sleep 5; exit 1"]}`)},
+	} {
+		st := state + "-" + c.name
+		must(bin, st, "cluster", "init", "--clock=manual")
+		must(bin, st, "apply", "-f", writeManifest(st+"-in", c.manifest))
+		for i := 1; i <= 2; i++ {
+			s := run(bin, st, "rollout", "status", "deployment/"+c.name, "--timeout=1h")
+			fmt.Printf("runaway: %s: rollout status #%d: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB, exit %d\n", c.what, i, s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, s.code)
+		}
+	}
 }
 
 func lastLine(s string) string {

@@ -139,9 +139,21 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 			return 0, refused(err)
 		}
 	}
-	// The first free name from the occurrence's nanosecond on.
+	// The first free name from the occurrence's nanosecond on (the names
+	// of the Events about the object, read above, are taken: no need to
+	// ask for them).
+	taken := make(map[string]bool, len(about))
+	for _, e := range about {
+		if kobj.Namespace(e) == ns {
+			taken[kobj.Name(e)] = true
+		}
+	}
 	t := ev.Time.UnixNano()
 	for range 1000 {
+		if taken[nameAt(ev.Involved, t)] {
+			t++
+			continue
+		}
 		_, err := c.Get(ctx, kobj.EventGVK, ns, nameAt(ev.Involved, t))
 		if cluster.IsNotFound(err) {
 			break
