@@ -430,9 +430,6 @@ func (s *state) bind(v, claim map[string]any) error {
 			return err
 		}
 		v = nv
-	} else if !boundToClaim(v, claim) {
-		// unreachable: a matching claimRef is a binding to the claim
-		return nil
 	}
 	nv, err := s.setVolumePhase(v, "Bound", "")
 	if err != nil || nv == nil {
