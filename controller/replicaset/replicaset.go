@@ -138,18 +138,19 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		sel = selector.Nothing()
 	}
 	deleting := kobj.Deleting(rs)
+	tmplLabels := kobj.StringMap(rs, "spec", "template", "metadata", "labels")
 
 	// Claim pods: release owned pods that no longer match, adopt orphans
 	// that match (not while the ReplicaSet is being deleted).
+	// What the sync needs of each pod is read once (facts, by the index
+	// in owned).
 	var owned []map[string]any
+	var facts []podFacts
 	scratch := map[string]string{}
 	for _, p := range idx.byOwner[uid] {
-		if kobj.Deleting(p) || sel.Matches(labelsInto(scratch, p)) {
+		if kobj.Deleting(p) || sel.Matches(labelsInto(scratch, p)) || deleting {
 			owned = append(owned, p)
-			continue
-		}
-		if deleting {
-			owned = append(owned, p)
+			facts = append(facts, factsOf(p, tmplLabels))
 			continue
 		}
 		if err := release(ctx, c, p, uid); err != nil {
@@ -173,20 +174,26 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 				return res, fmt.Errorf("%s/%s: adopt pod %s: %w", ns, name, kobj.Name(p), err)
 			}
 			owned = append(owned, adopted)
+			facts = append(facts, factsOf(adopted, tmplLabels))
 			res.Changed = true
 		}
 		idx.orphans[ns] = kept
 	}
 
 	var active, terminating []map[string]any
-	for _, p := range owned {
+	var activeFacts []podFacts
+	for i, p := range owned {
 		switch {
-		case kobj.PodActive(p):
+		case facts[i].active:
 			active = append(active, p)
-		case kobj.PodTerminating(p):
+			activeFacts = append(activeFacts, facts[i])
+		case facts[i].terminating:
 			terminating = append(terminating, p)
 		}
 	}
+	// appendOnly: the active pods after manage begin with those before,
+	// in order (it created pods, or did nothing).
+	appendOnly := true
 
 	var manageErr error
 	replicas := kobj.IntOr(rs, 1, "spec", "replicas")
@@ -203,6 +210,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 			res = res.Merge(controller.Result{RequeueAt: retry})
 		} else {
 			var changed bool
+			appendOnly = int64(len(active)) <= replicas
 			active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, len(owned), idx)
 			res.Changed = res.Changed || changed
 			if manageErr != nil && !isAPIError(manageErr) {
@@ -217,13 +225,18 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 
 	// Status.
 	minReady := kobj.IntOr(rs, 0, "spec", "minReadySeconds")
-	tmplLabels := kobj.StringMap(rs, "spec", "template", "metadata", "labels")
 	var fully, ready, avail int64
-	for _, p := range active {
-		if hasAllLabels(kobj.Map(p, "metadata", "labels"), tmplLabels) {
+	for i, p := range active {
+		var f podFacts
+		if appendOnly && i < len(activeFacts) {
+			f = activeFacts[i]
+		} else {
+			f = factsOf(p, tmplLabels)
+		}
+		if f.fully {
 			fully++
 		}
-		if !podReady(p) {
+		if !f.ready {
 			continue
 		}
 		ready++
@@ -309,6 +322,29 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
 	}
 	return res, nil
+}
+
+// podFacts is what a sync reads of a pod.
+type podFacts struct {
+	// active and terminating as kobj.PodActive and kobj.PodTerminating;
+	// fully: it has every label of the template; ready: its Ready
+	// condition is True.
+	active, terminating, fully, ready bool
+}
+
+func factsOf(pod map[string]any, tmplLabels map[string]string) podFacts {
+	md, _ := pod["metadata"].(map[string]any)
+	st, _ := pod["status"].(map[string]any)
+	dts, _ := md["deletionTimestamp"].(string)
+	phase, _ := st["phase"].(string)
+	done := phase == "Succeeded" || phase == "Failed"
+	labels, _ := md["labels"].(map[string]any)
+	return podFacts{
+		active:      dts == "" && !done,
+		terminating: dts != "" && !done,
+		fully:       hasAllLabels(labels, tmplLabels),
+		ready:       podReady(pod),
+	}
 }
 
 // labelsInto fills m with the pod's labels as strings (kobj.Labels into
