@@ -164,7 +164,8 @@ func large(bin, state string, replicas, maxCommands int) {
 			break
 		}
 		if commands >= maxCommands {
-			log.Fatalf("100k: no steady state after %d commands (%.1f s CPU)", commands, cpu.Seconds())
+			fmt.Printf("100k: no steady state after %d commands (%.1f s CPU)\n", commands, cpu.Seconds())
+			return
 		}
 	}
 	total := time.Since(start)
