@@ -159,14 +159,7 @@ func (s *state) syncVolume(v map[string]any) error {
 	phase := kobj.Str(v, "status", "phase")
 	switch {
 	case claim == nil:
-		if phase != "Released" && phase != "Failed" {
-			nv, err := s.setVolumePhase(v, "Released", "")
-			if err != nil || nv == nil {
-				return err
-			}
-			v = nv
-		}
-		return s.reclaim(v)
+		return s.releaseAndReclaim(v, phase)
 	case kobj.Str(claim, "spec", "volumeName") == "":
 		if volumeModeMismatch(claim, v) {
 			if err := s.emit(v, event.Warning, "VolumeMismatch", fmt.Sprintf("Cannot bind PersistentVolume to requested PersistentVolumeClaim %q due to incompatible volumeMode.", kobj.Name(claim))); err != nil {
@@ -182,17 +175,23 @@ func (s *state) syncVolume(v map[string]any) error {
 	default:
 		// The claim is bound to another volume.
 		if kobj.Annotation(v, AnnDynamicallyProvisioned) != "" && kobj.Str(v, "spec", "persistentVolumeReclaimPolicy") == "Delete" {
-			if phase != "Released" && phase != "Failed" {
-				nv, err := s.setVolumePhase(v, "Released", "")
-				if err != nil || nv == nil {
-					return err
-				}
-				v = nv
-			}
-			return s.reclaim(v)
+			return s.releaseAndReclaim(v, phase)
 		}
 		return s.unbindVolume(v)
 	}
+}
+
+// releaseAndReclaim marks a volume whose claim is gone Released (unless it
+// is Released or Failed already) and applies its reclaim policy.
+func (s *state) releaseAndReclaim(v map[string]any, phase string) error {
+	if phase != "Released" && phase != "Failed" {
+		nv, err := s.setVolumePhase(v, "Released", "")
+		if err != nil || nv == nil {
+			return err
+		}
+		v = nv
+	}
+	return s.reclaim(v)
 }
 
 // unbindVolume undoes a binding the claim does not hold: the controller's
