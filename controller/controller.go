@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/schema"
 )
 
 // Controller is one reconciler.
@@ -54,4 +55,45 @@ func earlier(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Key names one object of the cluster that writes changed; Deleted: the
+// last of them deleted it.
+type Key struct {
+	Group, Kind, Namespace, Name string
+	Deleted                      bool
+}
+
+// Incremental is a Controller that can also sync from what changed: the
+// runner of package sim calls Sync the first time, and SyncChanged after a
+// Sync or SyncChanged of the same value on the same cluster, with the
+// objects written since that call began (deleted ones included, its own
+// writes included, each once, in the order of their first write).
+//
+// SyncChanged must make the same writes as Sync would and return the same
+// Result: "the same objects and the same time give the same writes" holds
+// whichever the runner calls. What a controller keeps in memory between
+// the calls (indexes, due times) must be rebuilt by Sync from the stored
+// objects alone, so that a new process (or a Reset after a rollback)
+// starts again from Sync.
+type Incremental interface {
+	Controller
+	SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []Key) (Result, error)
+}
+
+// SharedGetter is offered by the cluster.Interface that the runner of
+// package sim gives the controllers: GetShared returns an object as Get
+// does, without a copy (the object is shared with other controllers and
+// must not be changed; copy it to write it).
+type SharedGetter interface {
+	GetShared(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error)
+}
+
+// GetShared reads an object through c's SharedGetter, or with Get when c
+// has none.
+func GetShared(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	if g, ok := c.(SharedGetter); ok {
+		return g.GetShared(ctx, gvk, namespace, name)
+	}
+	return c.Get(ctx, gvk, namespace, name)
 }

@@ -65,6 +65,8 @@ type Kubelet struct {
 	// spam drops Events beyond client-go's rate, as the kubelet's
 	// recorder does.
 	spam event.SpamFilter
+	// memo is what SyncChanged needs of the pods, from the last Sync on.
+	memo *memo
 }
 
 // Reset forgets what the kubelet keeps in memory (the statuses known to
@@ -74,6 +76,7 @@ func (k *Kubelet) Reset() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.current = nil
+	k.memo = nil
 	k.spam.Reset()
 }
 
@@ -124,14 +127,22 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	k.mu.Unlock()
 	next := never
-	for _, pod := range list.Items {
+	nexts := make([]time.Time, len(list.Items))
+	k.mu.Lock()
+	k.memo = nil
+	k.mu.Unlock()
+	for i, pod := range list.Items {
 		r, err := k.syncPod(ctx, c, pod, now, ips)
 		if err != nil {
 			return res, err
 		}
 		res.Changed = res.Changed || r.changed
 		next = minTime(next, r.next)
+		nexts[i] = r.next
 	}
+	// The pods as listed: those written since are in the next
+	// SyncChanged's changes.
+	k.remember(list.Items, nexts)
 	if next != never {
 		res.RequeueAt = next
 	}
@@ -750,6 +761,10 @@ type ipAllocator struct {
 	pods []cluster.Object
 	used map[string]bool // built by the first next
 	n    int
+	// memo, when set, holds the addresses of the pods instead of pods;
+	// first is the counter of the first address handed out.
+	memo  *memo
+	first int
 }
 
 func newIPAllocator(pods []cluster.Object) *ipAllocator {
@@ -759,6 +774,10 @@ func newIPAllocator(pods []cluster.Object) *ipAllocator {
 func (a *ipAllocator) next() string {
 	if a.used == nil {
 		a.used = map[string]bool{}
+		if a.memo != nil {
+			// Every address below low is taken.
+			a.n = max(a.n, a.memo.low-1)
+		}
 		for _, p := range a.pods {
 			if ip := str(mapOf(p, "status"), "podIP"); ip != "" {
 				a.used[ip] = true
@@ -770,9 +789,12 @@ func (a *ipAllocator) next() string {
 		if a.n%256 == 0 || a.n%256 == 255 {
 			continue
 		}
-		ip := fmt.Sprintf("10.244.%d.%d", a.n/256, a.n%256)
-		if !a.used[ip] {
+		ip := "10.244." + strconv.Itoa(a.n/256) + "." + strconv.Itoa(a.n%256)
+		if !a.used[ip] && (a.memo == nil || a.memo.used[ip] == 0) {
 			a.used[ip] = true
+			if a.first == 0 {
+				a.first = a.n
+			}
 			return ip
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -29,6 +30,59 @@ type listCache struct {
 	kinds map[schema.GVK]*kindCache
 	// handed is, when checkShared is set, what List handed out, as it was.
 	handed []handedOut
+	// feed is the objects written since the cache began following the
+	// store (see feed).
+	feed feed
+}
+
+// feed is the objects the controllers wrote, in the order of the writes,
+// while the cache followed every write (from one epoch to the next): what
+// the runner hands the incremental controllers.
+type feed struct {
+	// epoch moves whenever the feed lost track of the writes.
+	epoch int
+	// base is the position of keys[0] in the epoch.
+	base int
+	keys []controller.Key
+}
+
+// end is the position after the last key.
+func (f *feed) end() int { return f.base + len(f.keys) }
+
+// since returns the keys written from position pos on, each once.
+func (f *feed) since(pos int) []controller.Key {
+	keys := f.keys[pos-f.base:]
+	seen := make(map[controller.Key]int, len(keys))
+	out := make([]controller.Key, 0, len(keys))
+	for _, k := range keys {
+		d := k.Deleted
+		k.Deleted = false
+		if i, ok := seen[k]; ok {
+			out[i].Deleted = d
+			continue
+		}
+		seen[k] = len(out)
+		k.Deleted = d
+		out = append(out, k)
+	}
+	return out
+}
+
+// trim drops the keys before position pos.
+func (f *feed) trim(pos int) {
+	n := pos - f.base
+	if n <= 0 || n < len(f.keys)/2 {
+		return
+	}
+	f.keys = append(f.keys[:0:0], f.keys[n:]...)
+	f.base = pos
+}
+
+// reset forgets the cached kinds and starts a new epoch of the feed: after
+// writes the cache cannot account for.
+func (lc *listCache) reset() {
+	lc.kinds = nil
+	lc.feed = feed{epoch: lc.feed.epoch + 1}
 }
 
 // checkShared makes the cache verify, at the start of every round, that
@@ -180,11 +234,11 @@ func (kc *kindCache) tidy() {
 func (lc *listCache) begin(st *local.Store, c cluster.Interface) cluster.Interface {
 	rev, ok := local.BatchRevision(c)
 	if !ok {
-		lc.kinds = nil
+		lc.reset()
 		return c
 	}
 	if rev != lc.rev || st != lc.st {
-		lc.kinds = nil
+		lc.reset()
 		lc.rev, lc.st = rev, st
 	}
 	return &cachedCluster{Interface: c, lc: lc}
@@ -229,6 +283,25 @@ func (c *cachedCluster) EventsAbout(ctx context.Context, namespace, uid string) 
 	slices.SortFunc(out, func(a, b cluster.Object) int { return keyOf(a).compare(keyOf(b)) })
 	c.lc.hand(out)
 	return out, nil
+}
+
+// GetShared returns an object of a cached kind without a copy (see
+// controller.SharedGetter); it caches the kind first.
+func (c *cachedCluster) GetShared(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	kc, err := c.fresh(ctx, gvk)
+	if err != nil {
+		return nil, err
+	}
+	if kc == nil {
+		return c.Interface.Get(ctx, gvk, namespace, name)
+	}
+	if i, ok := kc.index[nsName{namespace, name}]; ok && kc.entries[i].obj != nil {
+		obj := kc.entries[i].obj
+		c.lc.hand([]cluster.Object{obj})
+		return obj, nil
+	}
+	// Not in the cache: gone (the store says so in its words).
+	return c.Interface.Get(ctx, gvk, namespace, name)
 }
 
 // fresh returns the cache of a kind with its stale objects read again;
@@ -309,26 +382,31 @@ func (c *cachedCluster) List(ctx context.Context, gvk schema.GVK, opts ...cluste
 // changed no further: its resourceVersion must be the revision's).
 func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, known bool) {
 	lc := c.lc
-	if lc.kinds == nil {
-		rev, _ := local.BatchRevision(c.Interface)
-		lc.rev = rev
-		return
-	}
 	rev, ok := local.BatchRevision(c.Interface)
 	switch {
 	case !ok:
-		lc.kinds = nil
+		lc.reset()
 		return
 	case rev == lc.rev:
 		return // nothing changed
+	}
+	// The batch tells which objects changed (several for a cascading
+	// deletion).
+	changes, ok := local.BatchChanges(c.Interface, lc.rev)
+	if !ok {
+		lc.reset()
+		lc.rev = rev
+		return
+	}
+	for _, ch := range changes {
+		lc.feed.keys = append(lc.feed.keys, controller.Key{Group: ch.Group, Kind: ch.Kind, Namespace: ch.Namespace, Name: ch.Name, Deleted: ch.Deleted})
+	}
+	switch {
+	case lc.kinds == nil:
+		lc.rev = rev
+		return
 	case rev != lc.rev+1 || kind == "":
-		// Several objects (a cascading deletion), or one the request
-		// does not name: the batch tells which.
-		changes, ok := local.BatchChanges(c.Interface, lc.rev)
-		if !ok {
-			lc.kinds, lc.rev = nil, rev
-			return
-		}
+		// Several objects, or one the request does not name.
 		for _, ch := range changes {
 			lc.staleAll(ch.Group, ch.Kind, nsName{ch.Namespace, ch.Name})
 		}

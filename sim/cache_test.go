@@ -165,3 +165,17 @@ func TestListCacheSameResult(t *testing.T) {
 		t.Errorf("scenario: want one Job of the CronJob and none of the Jobs with a time to live:\n%s", a)
 	}
 }
+
+// The incremental controllers (SyncChanged) leave the same cluster as
+// full syncs on the same cache.
+func TestIncrementalSameResult(t *testing.T) {
+	*sim.CheckShared = true
+	defer func() { *sim.CheckShared = false }()
+	a := scenario(t, true)
+	sim.FullSyncs = true
+	defer func() { sim.FullSyncs = false }()
+	b := scenario(t, true)
+	if a != b {
+		t.Errorf("incremental and full syncs differ:\n%s\n----\n%s", a, b)
+	}
+}

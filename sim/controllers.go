@@ -37,7 +37,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 	return []controller.Controller{
 		podautoscaler.Controller{},
 		deployment.Controller{},
-		replicaset.Controller{},
+		replicaset.New(),
 		statefulset.Controller{},
 		daemonset.Controller{},
 		cronjob.Controller{},

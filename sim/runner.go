@@ -124,6 +124,15 @@ type Runner struct {
 	stopped time.Time
 	// waiting is set during RunUntil.
 	waiting bool
+	// synced is, by controller (in the order of Controllers), where in
+	// the cache's feed its last sync began.
+	synced []feedPos
+}
+
+// feedPos is a position in the list cache's feed of writes.
+type feedPos struct {
+	epoch, pos int
+	ok         bool
 }
 
 // New returns a Runner of ctrls on c and clk.
@@ -413,7 +422,7 @@ func (s *session) commit() error {
 		return nil
 	}
 	if err := tx.Commit(); err != nil {
-		s.r.cache.kinds = nil
+		s.r.cache.reset()
 		return err
 	}
 	return nil
@@ -434,7 +443,7 @@ func (s *session) rollback() {
 // forget drops what the runner and the controllers remember of the
 // cluster, after writes were rolled back.
 func (r *Runner) forget() {
-	r.cache.kinds = nil
+	r.cache.reset()
 	for _, c := range r.Controllers {
 		if f, ok := c.(interface{ Reset() }); ok {
 			f.Reset()
@@ -526,8 +535,9 @@ func (s *session) revision(ctx context.Context) (uint64, error) {
 func (s *session) round(ctx context.Context, now time.Time) (controller.Result, []string, error) {
 	var res controller.Result
 	var changed []string
-	for _, ctrl := range s.r.Controllers {
-		out, err := s.sync(ctx, ctrl, now)
+	s.r.trimFeed()
+	for i, ctrl := range s.r.Controllers {
+		out, err := s.sync(ctx, i, ctrl, now)
 		if err != nil {
 			return res, changed, err
 		}
@@ -543,13 +553,13 @@ func (s *session) round(ctx context.Context, now time.Time) (controller.Result, 
 // rolled back and counts as one that changed nothing (and is reported);
 // in a shared transaction that means running the call again (errRetry).
 // The error returned is the store's or the context's.
-func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time.Time) (controller.Result, error) {
+func (s *session) sync(ctx context.Context, i int, ctrl controller.Controller, now time.Time) (controller.Result, error) {
 	r := s.r
 	if err := r.cache.verify(); err != nil {
 		return controller.Result{}, err
 	}
 	if s.st == nil {
-		out, _, err := r.runSync(ctx, ctrl, r.Cluster, now)
+		out, _, err := r.runSync(ctx, i, ctrl, r.Cluster, now)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return out, cerr
@@ -563,7 +573,7 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		if err := s.begin(ctx); err != nil {
 			return controller.Result{}, err
 		}
-		out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, s.tx.Cluster()), now)
+		out, writes, err := r.runSync(ctx, i, ctrl, r.cache.begin(s.st, s.tx.Cluster()), now)
 		s.txWrites += writes
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -582,7 +592,7 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 	if err != nil {
 		return controller.Result{}, err
 	}
-	out, writes, err := r.runSync(ctx, ctrl, r.cache.begin(s.st, tx.Cluster()), now)
+	out, writes, err := r.runSync(ctx, i, ctrl, r.cache.begin(s.st, tx.Cluster()), now)
 	if err != nil {
 		tx.Rollback()
 		r.forget()
@@ -601,7 +611,7 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 		return out, nil
 	}
 	if err := tx.Commit(); err != nil {
-		r.cache.kinds = nil
+		r.cache.reset()
 		return out, err
 	}
 	return out, nil
@@ -609,17 +619,55 @@ func (s *session) sync(ctx context.Context, ctrl controller.Controller, now time
 
 // runSync calls the controller, counting its writes, with a panic turned
 // into an error.
-func (r *Runner) runSync(ctx context.Context, ctrl controller.Controller, c cluster.Interface, now time.Time) (out controller.Result, writes int, err error) {
+//
+// An incremental controller (controller.Incremental) whose last sync
+// began in the current epoch of the list cache's feed is given what was
+// written since; any other sync is a full one. i is the controller's place
+// in Controllers.
+func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller, c cluster.Interface, now time.Time) (out controller.Result, writes int, err error) {
 	w := &counting{Interface: c, manager: fieldManager(ctrl)}
+	if len(r.synced) != len(r.Controllers) {
+		r.synced = make([]feedPos, len(r.Controllers))
+	}
+	f := &r.cache.feed
+	last := r.synced[i]
+	_, following := c.(*cachedCluster)
+	r.synced[i] = feedPos{epoch: f.epoch, pos: f.end(), ok: following}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: stack()}
 		}
+		if err != nil {
+			r.synced[i] = feedPos{}
+		}
 		writes = w.writes
 		r.work += w.writes + w.listed/listedPerUnit
 	}()
-	out, err = ctrl.Sync(ctx, w, now)
+	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && !FullSyncs {
+		changed := f.since(last.pos)
+		w.listed += len(changed)
+		out, err = inc.SyncChanged(ctx, w, now, changed)
+	} else {
+		out, err = ctrl.Sync(ctx, w, now)
+	}
 	return out, w.writes, err
+}
+
+// FullSyncs makes every sync a full one (controller.Controller's Sync,
+// never SyncChanged): tests compare the two.
+var FullSyncs = false
+
+// trimFeed drops the part of the list cache's feed that no controller
+// needs any more.
+func (r *Runner) trimFeed() {
+	f := &r.cache.feed
+	low := f.end()
+	for _, p := range r.synced {
+		if p.ok && p.epoch == f.epoch && p.pos < low {
+			low = p.pos
+		}
+	}
+	f.trim(low)
 }
 
 type panicError struct {
@@ -738,6 +786,11 @@ func Revision(ctx context.Context, st *local.Store) (uint64, error) {
 		return 0, nil
 	}
 	return binary.BigEndian.Uint64(v), nil
+}
+
+// GetShared passes the cache's objects on (see controller.SharedGetter).
+func (c *counting) GetShared(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	return controller.GetShared(ctx, c.Interface, gvk, namespace, name)
 }
 
 // EventsAbout passes the cache's index of Events on (see event.Index).

@@ -759,10 +759,11 @@ func BatchRevision(c cluster.Interface) (uint64, bool) {
 }
 
 // Change is an object that a write changed, with the revision the write
-// gave the store.
+// gave the store; Deleted: the write deleted it.
 type Change struct {
 	Group, Kind, Namespace, Name string
 	Revision                     uint64
+	Deleted                      bool
 }
 
 // BatchChanges returns the objects the writes of a batch (the Cluster of a
@@ -792,7 +793,7 @@ func BatchChanges(c cluster.Interface, since uint64) ([]Change, bool) {
 	}
 	out := make([]Change, 0, len(evs)-i)
 	for _, ev := range evs[i:] {
-		out = append(out, Change{Group: ev.key.gk.Group, Kind: ev.key.gk.Kind, Namespace: ev.key.namespace, Name: ev.key.name, Revision: ev.rev})
+		out = append(out, Change{Group: ev.key.gk.Group, Kind: ev.key.gk.Kind, Namespace: ev.key.namespace, Name: ev.key.name, Revision: ev.rev, Deleted: ev.typ == cluster.Deleted})
 	}
 	return out, true
 }

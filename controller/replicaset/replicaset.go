@@ -37,8 +37,16 @@ import (
 // Component is the source of the controller's Events.
 const Component = "replicaset-controller"
 
-// Controller is the ReplicaSet controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the ReplicaSet controller. The zero value is ready to
+// use; New's also remembers what it read of each pod object from one sync
+// to the next (the same objects give the same writes either way).
+type Controller struct {
+	memos *memos
+}
+
+// New returns a ReplicaSet controller that remembers what it read of the
+// pod objects it is given, for as long as they are listed.
+func New() Controller { return Controller{memos: &memos{}} }
 
 var _ controller.Controller = Controller{}
 
@@ -47,7 +55,11 @@ func (Controller) Name() string { return "replicaset" }
 
 // Sync reconciles every ReplicaSet once: one List of ReplicaSets and one of
 // Pods, then only the writes that change something.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	if ctl.memos != nil {
+		ctl.memos.mu.Lock()
+		defer ctl.memos.mu.Unlock()
+	}
 	var res controller.Result
 	rsList, err := c.List(ctx, kobj.ReplicaSetGVK)
 	if err != nil {
@@ -60,7 +72,8 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	if err != nil {
 		return res, fmt.Errorf("replicaset: list pods: %w", err)
 	}
-	idx := newPodIndex(podList.Items)
+	idx := newPodIndex(podList.Items, ctl.memos)
+	defer ctl.memos.prune(podList.Items)
 	var errs []error
 	for _, rs := range rsList.Items {
 		r, err := syncOne(ctx, c, now, rs, idx)
@@ -93,22 +106,24 @@ type podIndex struct {
 	names   map[podKey]bool             // names taken (built by taken)
 	pods    []cluster.Object
 	// next is, by ReplicaSet uid, the counter of its next pod name.
-	next map[string]int
+	next  map[string]int
+	memos *memos
 }
 
-func newPodIndex(pods []cluster.Object) *podIndex {
+func newPodIndex(pods []cluster.Object, ms *memos) *podIndex {
 	idx := &podIndex{
 		byOwner: map[string][]map[string]any{},
 		orphans: map[string][]map[string]any{},
 		next:    map[string]int{},
 		pods:    pods,
+		memos:   ms,
 	}
 	for _, p := range pods {
-		if uid := kobj.ControllerUID(p); uid != "" {
+		m := ms.of(p)
+		if uid := m.ctrlUID; uid != "" {
 			idx.byOwner[uid] = append(idx.byOwner[uid], p)
-		} else if !kobj.Deleting(p) {
-			ns := kobj.Namespace(p)
-			idx.orphans[ns] = append(idx.orphans[ns], p)
+		} else if !m.deleting {
+			idx.orphans[m.namespace] = append(idx.orphans[m.namespace], p)
 		}
 	}
 	return idx
@@ -120,7 +135,8 @@ func (idx *podIndex) taken(k podKey) bool {
 	if idx.names == nil {
 		idx.names = make(map[podKey]bool, len(idx.pods))
 		for _, p := range idx.pods {
-			idx.names[podKey{kobj.Namespace(p), kobj.Name(p)}] = true
+			m := idx.memos.of(p)
+			idx.names[podKey{m.namespace, m.name}] = true
 		}
 	}
 	return idx.names[k]
@@ -146,11 +162,18 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 	// in owned).
 	var owned []map[string]any
 	var facts []podFacts
-	scratch := map[string]string{}
+	// The selector is immutable, the template labels change with the
+	// generation.
+	rsKey := ""
+	if g, ok := kobj.Int(rs, "metadata", "generation"); ok && uid != "" {
+		rsKey = uid + "/" + strconv.FormatInt(g, 10)
+	}
 	for _, p := range idx.byOwner[uid] {
-		if kobj.Deleting(p) || sel.Matches(labelsInto(scratch, p)) || deleting {
+		m := idx.memos.of(p)
+		matches, fully := m.of(rsKey, sel, tmplLabels)
+		if m.deleting || matches || deleting {
 			owned = append(owned, p)
-			facts = append(facts, factsOf(p, tmplLabels))
+			facts = append(facts, m.facts(fully))
 			continue
 		}
 		if err := release(ctx, c, p, uid); err != nil {
@@ -174,7 +197,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 				return res, fmt.Errorf("%s/%s: adopt pod %s: %w", ns, name, kobj.Name(p), err)
 			}
 			owned = append(owned, adopted)
-			facts = append(facts, factsOf(adopted, tmplLabels))
+			facts = append(facts, idx.memos.of(adopted).facts(hasAllLabels(kobj.Map(adopted, "metadata", "labels"), tmplLabels)))
 			res.Changed = true
 		}
 		idx.orphans[ns] = kept
@@ -231,7 +254,9 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		if appendOnly && i < len(activeFacts) {
 			f = activeFacts[i]
 		} else {
-			f = factsOf(p, tmplLabels)
+			m := idx.memos.of(p)
+			_, fully := m.of(rsKey, sel, tmplLabels)
+			f = m.facts(fully)
 		}
 		if f.fully {
 			fully++
@@ -332,32 +357,6 @@ type podFacts struct {
 	active, terminating, fully, ready bool
 }
 
-func factsOf(pod map[string]any, tmplLabels map[string]string) podFacts {
-	md, _ := pod["metadata"].(map[string]any)
-	st, _ := pod["status"].(map[string]any)
-	dts, _ := md["deletionTimestamp"].(string)
-	phase, _ := st["phase"].(string)
-	done := phase == "Succeeded" || phase == "Failed"
-	labels, _ := md["labels"].(map[string]any)
-	return podFacts{
-		active:      dts == "" && !done,
-		terminating: dts != "" && !done,
-		fully:       hasAllLabels(labels, tmplLabels),
-		ready:       podReady(pod),
-	}
-}
-
-// labelsInto fills m with the pod's labels as strings (kobj.Labels into
-// one map reused from pod to pod) and returns it.
-func labelsInto(m map[string]string, pod map[string]any) map[string]string {
-	clear(m)
-	for k, v := range kobj.Map(pod, "metadata", "labels") {
-		s, _ := v.(string)
-		m[k] = s
-	}
-	return m
-}
-
 // podReady is kobj.PodReady without the time.
 func podReady(pod map[string]any) bool {
 	c := kobj.Condition(pod, "Ready")
@@ -413,7 +412,7 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 		// At most a burst per second of cluster time: a huge ReplicaSet
 		// fills over many seconds (as the real one, throttled by the API
 		// server), and the other ReplicaSets' pods are not kept waiting.
-		n := min(-diff, burstReplicas-createdAt(active, now))
+		n := min(-diff, burstReplicas-createdAt(active, now, idx.memos))
 		if n <= 0 {
 			return active, changed, nil
 		}
@@ -494,11 +493,11 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 }
 
 // createdAt counts the pods created at the second of now.
-func createdAt(pods []map[string]any, now time.Time) int64 {
+func createdAt(pods []map[string]any, now time.Time, ms *memos) int64 {
 	ts := kobj.FormatTime(now)
 	var n int64
 	for _, p := range pods {
-		if kobj.Str(p, "metadata", "creationTimestamp") == ts {
+		if ms.of(p).created == ts {
 			n++
 		}
 	}

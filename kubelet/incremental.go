@@ -1,0 +1,256 @@
+package kubelet
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/controller"
+)
+
+var _ controller.Incremental = (*Kubelet)(nil)
+
+// podKey is a pod's namespace and name.
+type podKey struct{ namespace, name string }
+
+func (a podKey) compare(b podKey) int {
+	if c := strings.Compare(a.namespace, b.namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// memo is what the kubelet remembers of the pods between a Sync and the
+// SyncChanged calls that follow it, rebuilt by every Sync from the pods
+// alone: the address each pod holds, and when each has work due (the
+// next of its last sync).
+type memo struct {
+	valid bool
+	uid   map[podKey]string
+	ip    map[podKey]string
+	// used counts the holders of each address.
+	used map[string]int
+	// low is at most the counter of the lowest free pod address (see
+	// ipAllocator).
+	low int
+	due map[podKey]time.Time
+	// queue holds the due times, earliest first; an entry whose time is
+	// not the pod's due time any more is dropped when it comes up.
+	queue dueQueue
+}
+
+type dueEntry struct {
+	at  time.Time
+	key podKey
+}
+
+type dueQueue []dueEntry
+
+func (q dueQueue) Len() int { return len(q) }
+func (q dueQueue) Less(i, j int) bool {
+	if c := q[i].at.Compare(q[j].at); c != 0 {
+		return c < 0
+	}
+	return q[i].key.compare(q[j].key) < 0
+}
+func (q dueQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *dueQueue) Push(x any)   { *q = append(*q, x.(dueEntry)) }
+func (q *dueQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+func newMemo() *memo {
+	return &memo{valid: true, uid: map[podKey]string{}, ip: map[podKey]string{}, used: map[string]int{}, due: map[podKey]time.Time{}, low: 1}
+}
+
+// see records what a pod holds (nil: it is gone).
+func (m *memo) see(key podKey, pod map[string]any) {
+	ip := ""
+	if pod != nil {
+		ip = str(mapOf(pod, "status"), "podIP")
+		m.uid[key] = str(mapOf(pod, "metadata"), "uid")
+	} else {
+		delete(m.uid, key)
+		delete(m.due, key)
+	}
+	old, had := m.ip[key]
+	if had && old == ip {
+		return
+	}
+	if had {
+		if m.used[old]--; m.used[old] <= 0 {
+			delete(m.used, old)
+			if n := ipCounter(old); n > 1 && n < m.low {
+				m.low = n
+			}
+		}
+	}
+	if ip == "" {
+		delete(m.ip, key)
+		return
+	}
+	m.ip[key] = ip
+	m.used[ip]++
+}
+
+// setDue records the next of a pod's sync.
+func (m *memo) setDue(key podKey, next time.Time) {
+	if next.Equal(never) {
+		delete(m.due, key)
+		return
+	}
+	if at, ok := m.due[key]; ok && at.Equal(next) {
+		return
+	}
+	m.due[key] = next
+	heap.Push(&m.queue, dueEntry{at: next, key: key})
+}
+
+// valid reports whether e is its pod's due time.
+func (m *memo) current(e dueEntry) bool {
+	at, ok := m.due[e.key]
+	return ok && at.Equal(e.at)
+}
+
+// next returns the earliest due time (never: none).
+func (m *memo) next() time.Time {
+	for len(m.queue) > 0 && !m.current(m.queue[0]) {
+		heap.Pop(&m.queue)
+	}
+	if len(m.queue) > 2*len(m.due)+1024 {
+		m.rebuildQueue()
+	}
+	if len(m.queue) == 0 {
+		return never
+	}
+	return m.queue[0].at
+}
+
+func (m *memo) rebuildQueue() {
+	m.queue = m.queue[:0]
+	for k, at := range m.due {
+		m.queue = append(m.queue, dueEntry{at: at, key: k})
+	}
+	heap.Init(&m.queue)
+}
+
+// popDue removes the pods due at or before now from the queue and adds
+// them to visit.
+func (m *memo) popDue(now time.Time, visit map[podKey]bool) {
+	for len(m.queue) > 0 && !m.queue[0].at.After(now) {
+		e := heap.Pop(&m.queue).(dueEntry)
+		if m.current(e) {
+			visit[e.key] = true
+			delete(m.due, e.key)
+		}
+	}
+}
+
+// ipCounter is the counter of a pod address handed out by ipAllocator
+// (10.244.x.y: x*256+y); -1 for another address.
+func ipCounter(ip string) int {
+	rest, ok := strings.CutPrefix(ip, "10.244.")
+	if !ok {
+		return -1
+	}
+	a, b, ok := strings.Cut(rest, ".")
+	if !ok {
+		return -1
+	}
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || y < 0 || y > 255 || x < 0 {
+		return -1
+	}
+	return x*256 + y
+}
+
+// SyncChanged is Sync for the pods written since the last sync and those
+// whose work is due at now: every other pod's status is still the one its
+// last sync found (see Sync, which visits them all to find that out).
+func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	k.mu.Lock()
+	m := k.memo
+	k.mu.Unlock()
+	if m == nil || !m.valid {
+		return k.Sync(ctx, c, now)
+	}
+	var res controller.Result
+	nodeChanged, err := k.ensureNode(ctx, c, now)
+	if err != nil {
+		return res, err
+	}
+	res.Changed = nodeChanged
+	visit := map[podKey]bool{}
+	for _, ch := range changed {
+		if ch.Group == "" && ch.Kind == "Pod" {
+			visit[podKey{ch.Namespace, ch.Name}] = true
+		}
+	}
+	m.popDue(now, visit)
+	keys := make([]podKey, 0, len(visit))
+	for key := range visit {
+		keys = append(keys, key)
+	}
+	// In List order, as Sync: the same pods get the same addresses.
+	slices.SortFunc(keys, podKey.compare)
+	pods := make([]map[string]any, 0, len(keys))
+	found := keys[:0]
+	for _, key := range keys {
+		pod, err := controller.GetShared(ctx, c, podGVK, key.namespace, key.name)
+		if cluster.IsNotFound(err) {
+			k.mu.Lock()
+			delete(k.current, m.uid[key])
+			k.mu.Unlock()
+			m.see(key, nil)
+			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("kubelet: get pod %s/%s: %w", key.namespace, key.name, err)
+		}
+		m.see(key, pod)
+		pods = append(pods, pod)
+		found = append(found, key)
+	}
+	ips := &ipAllocator{memo: m, n: 1}
+	for i, pod := range pods {
+		r, err := k.syncPod(ctx, c, pod, now, ips)
+		if err != nil {
+			return res, err
+		}
+		res.Changed = res.Changed || r.changed
+		m.setDue(found[i], r.next)
+	}
+	if ips.first > 1 {
+		m.low = ips.first
+	}
+	if next := m.next(); next != never {
+		res.RequeueAt = next
+	}
+	return res, nil
+}
+
+// remember rebuilds the memo from the pods of a Sync and their next.
+func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time) {
+	m := newMemo()
+	for i, pod := range pods {
+		md := mapOf(pod, "metadata")
+		key := podKey{str(md, "namespace"), str(md, "name")}
+		m.see(key, pod)
+		if !nexts[i].Equal(never) {
+			m.due[key] = nexts[i]
+		}
+	}
+	m.rebuildQueue()
+	k.mu.Lock()
+	k.memo = m
+	k.mu.Unlock()
+}
