@@ -22,7 +22,8 @@ import (
 //
 // The objects it hands out are shared between the controllers and the
 // rounds: controllers must not change listed objects (they copy the one
-// they write).
+// they write). They come without metadata.managedFields (see
+// dropManagedFields).
 type listCache struct {
 	// st is the store the cache is of.
 	st    *local.Store
@@ -143,8 +144,10 @@ type kindCache struct {
 	index   map[nsName]int
 	// stale objects are read again before the next List.
 	stale map[nsName]bool
-	// untidy: entries holds removed or unsorted entries.
+	// untidy: entries holds removed or unsorted entries; the first sorted
+	// were in order at the last tidy.
 	untidy bool
+	sorted int
 	// byUID, once built (for Events), finds the objects by the uid their
 	// involvedObject names.
 	byUID map[string]map[nsName]bool
@@ -213,20 +216,42 @@ func (kc *kindCache) tidy() {
 	if !kc.untidy {
 		return
 	}
+	// The entries up to sorted were in order at the last tidy: only those
+	// appended since are sorted, then merged in.
 	kept := kc.entries[:0]
-	for _, e := range kc.entries {
+	head := 0
+	for i, e := range kc.entries {
 		if e.obj != nil {
 			kept = append(kept, e)
+			if i < kc.sorted {
+				head++
+			}
 		}
 	}
 	clear(kc.entries[len(kept):])
-	slices.SortFunc(kept, func(a, b cacheEntry) int { return a.key.compare(b.key) })
+	cmp := func(a, b cacheEntry) int { return a.key.compare(b.key) }
+	tail := kept[head:]
+	slices.SortFunc(tail, cmp)
+	if head > 0 && len(tail) > 0 && cmp(kept[head-1], tail[0]) > 0 {
+		merged := make([]cacheEntry, 0, len(kept))
+		a, b := kept[:head], tail
+		for len(a) > 0 && len(b) > 0 {
+			if cmp(a[0], b[0]) <= 0 {
+				merged, a = append(merged, a[0]), a[1:]
+			} else {
+				merged, b = append(merged, b[0]), b[1:]
+			}
+		}
+		merged = append(append(merged, a...), b...)
+		kept = merged
+	}
 	kc.entries = kept
 	clear(kc.index)
 	for i, e := range kept {
 		kc.index[e.key] = i
 	}
 	kc.untidy = false
+	kc.sorted = len(kept)
 }
 
 // begin starts a round on c, the interface of a batch of st, and
@@ -320,6 +345,7 @@ func (c *cachedCluster) fresh(ctx context.Context, gvk schema.GVK) (*kindCache, 
 		obj, err := c.Interface.Get(ctx, gvk, k.namespace, k.name)
 		switch {
 		case err == nil:
+			dropManagedFields(obj)
 			kc.set(k, obj)
 		case cluster.IsNotFound(err):
 			kc.set(k, nil)
@@ -344,6 +370,7 @@ func (c *cachedCluster) List(ctx context.Context, gvk schema.GVK, opts ...cluste
 		}
 		kc = &kindCache{entries: make([]cacheEntry, len(l.Items)), index: make(map[nsName]int, len(l.Items))}
 		for i, obj := range l.Items {
+			dropManagedFields(obj)
 			k := keyOf(obj)
 			kc.entries[i] = cacheEntry{key: k, obj: obj}
 			kc.index[k] = i
@@ -360,6 +387,7 @@ func (c *cachedCluster) List(ctx context.Context, gvk schema.GVK, opts ...cluste
 		obj, err := c.Interface.Get(ctx, gvk, k.namespace, k.name)
 		switch {
 		case err == nil:
+			dropManagedFields(obj)
 			kc.set(k, obj)
 		case cluster.IsNotFound(err):
 			kc.set(k, nil)
@@ -448,9 +476,11 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 			continue
 		}
 		delete(kc.stale, k)
-		// The caller has obj too: it must not change it either.
-		kc.set(k, obj)
-		lc.hand([]cluster.Object{obj})
+		// The caller has obj too: it must not change it either (nor the
+		// copy the cache keeps, which shares all but the metadata).
+		kept := withoutManagedFields(obj)
+		kc.set(k, kept)
+		lc.hand([]cluster.Object{kept})
 	}
 }
 
@@ -507,6 +537,37 @@ func (c *cachedCluster) Delete(ctx context.Context, gvk schema.GVK, namespace, n
 	err := c.Interface.Delete(ctx, gvk, namespace, name, opts...)
 	c.wrote(gvk.Group, gvk.Kind, nsName{namespace, name}, nil, false)
 	return err
+}
+
+// dropManagedFields removes metadata.managedFields from an object read
+// for the cache: no controller reads them, a write without them keeps the
+// stored ones (as kube-apiserver does), and they are a large part of a
+// decoded pod (every kubelet status update adds to them).
+func dropManagedFields(obj cluster.Object) {
+	if md, _ := obj["metadata"].(map[string]any); md != nil {
+		delete(md, "managedFields")
+	}
+}
+
+// withoutManagedFields is obj without metadata.managedFields, sharing the
+// rest (obj itself is left as it is).
+func withoutManagedFields(obj cluster.Object) cluster.Object {
+	md, _ := obj["metadata"].(map[string]any)
+	if _, ok := md["managedFields"]; !ok {
+		return obj
+	}
+	out := make(cluster.Object, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	m := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	out["metadata"] = m
+	return out
 }
 
 func gvkOf(obj cluster.Object) schema.GVK {

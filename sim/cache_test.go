@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -127,17 +128,19 @@ func scenario(t *testing.T, cached bool) string {
 		}
 		for _, o := range l.Items {
 			md := o["metadata"].(map[string]any)
-			out = append(out, fmt.Sprint(gvk.Kind, " ", md["name"], " ", md["deletionTimestamp"] != nil, " ", strip(o["status"])))
+			out = append(out, fmt.Sprint(gvk.Kind, " ", md["name"], " ", md["deletionTimestamp"] != nil, " ", strip(o["status"]), " managed ", strip(md["managedFields"])))
 		}
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
 }
 
+var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
 // strip drops what differs between two runs: uids (and what is derived
 // from them) and nothing else.
 func strip(v any) string {
-	s := fmt.Sprint(v)
+	s := uidPattern.ReplaceAllString(fmt.Sprint(v), "UID")
 	var b strings.Builder
 	for _, f := range strings.Fields(s) {
 		if strings.Contains(f, "containerd://") {

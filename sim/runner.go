@@ -70,13 +70,19 @@ import (
 const DefaultMaxRounds = 20
 
 // DefaultMaxWork is how much work one call of the Runner does at most: a
-// unit per write, per round, and per 32 objects the controllers list (a
-// few seconds of work at most; a caller that wrote much gives more, see
-// MaxWork).
+// unit per write, per round, per 32 objects the controllers list from the
+// store and per 1,024 the list cache serves (a few seconds of work at
+// most; a caller that wrote much gives more, see MaxWork).
 const DefaultMaxWork = 20_000
 
-// listedPerUnit is how many listed objects make a unit of work.
-const listedPerUnit = 32
+// listedPerUnit is how many listed objects make a unit of work, when
+// they are read from the store (decoded); cachedPerUnit, when the list
+// cache serves them (a copy of a slice, and what the controller does with
+// each object it did not remember).
+const (
+	listedPerUnit = 32
+	cachedPerUnit = 1024
+)
 
 // DefaultCatchUp is the window of a long catch-up run in full at each end:
 // as long as an Event lives.
@@ -200,7 +206,7 @@ func (r *Runner) maxWork() int {
 // rollout of thousands of pods in one wait, while a wait on controllers
 // that never converge still answers within a few seconds of work (the
 // rest goes on with the next command).
-const WaitFactor = 5
+const WaitFactor = 10
 
 func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
 
@@ -641,7 +647,7 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 			r.synced[i] = feedPos{}
 		}
 		writes = w.writes
-		r.work += w.writes + w.listed/listedPerUnit
+		r.work += w.writes + w.listed/listedPerUnit + w.cached/cachedPerUnit
 	}()
 	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && !FullSyncs {
 		changed := f.since(last.pos)
@@ -737,13 +743,20 @@ func fieldManager(ctrl controller.Controller) string {
 // controller's own wins).
 type counting struct {
 	cluster.Interface
-	manager        string
-	writes, listed int
+	manager string
+	// listed: objects listed from the store; cached: from the list cache.
+	writes, listed, cached int
 }
 
 func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	cc, _ := c.Interface.(*cachedCluster)
+	cached := cc != nil && len(opts) == 0 && cc.lc.kinds[gvk] != nil
 	l, err := c.Interface.List(ctx, gvk, opts...)
-	if l != nil {
+	switch {
+	case l == nil:
+	case cached:
+		c.cached += len(l.Items)
+	default:
 		c.listed += len(l.Items)
 	}
 	return l, err
