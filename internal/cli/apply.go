@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/value"
 )
 
 // ApplyOptions are the flags of konverge apply.
@@ -16,8 +19,8 @@ type ApplyOptions struct {
 	g *Globals
 	FilenameFlags
 
-	DryRun         string
-	Output         string
+	DryRun string
+	PrintFlags
 	Overwrite      bool
 	FieldManager   string
 	Force          bool
@@ -31,7 +34,6 @@ type ApplyOptions struct {
 	All            bool
 	PruneAllowlist []string
 	ApplySet       string
-	ManagedFieldsFlags
 
 	Concurrency int
 }
@@ -66,8 +68,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	f := cmd.Flags()
 	o.FilenameFlags.AddFlags(f, "to apply.")
 	dryRunFlag(f, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
-	o.ManagedFieldsFlags.AddFlags(f)
+	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
 	f.BoolVar(&o.Overwrite, "overwrite", true, "Automatically resolve conflicts between the modified and live configuration by using values from the modified configuration")
 	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
 	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
@@ -88,6 +89,10 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	errOut := o.g.ErrOut
 	if err := o.check(); err != nil {
+		return fail(errOut, 1, err)
+	}
+	p, err := o.PrintFlags.resultPrinter()
+	if err != nil {
 		return fail(errOut, 1, err)
 	}
 	dry, err := parseDryRun(o.DryRun)
@@ -147,7 +152,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	progress.Close()
 	// Results before an error are what was done (on a real cluster, a
 	// write can fail after others succeeded): print them all.
-	if perr := printResults(out, errOut, results, o.Output, o.ShowManagedFields); perr != nil && err == nil {
+	if perr := printApplied(out, errOut, results, o.Output, p); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {
@@ -167,39 +172,111 @@ func (o *ApplyOptions) check() error {
 	if !o.FilenameFlags.given() {
 		return fmt.Errorf("must specify one of -f and -k")
 	}
-	switch o.Output {
-	case "", "name", "yaml", "json":
-	default:
-		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output)
-	}
 	if _, err := fieldValidation(o.Validate); err != nil {
 		return err
 	}
 	return checkSelector(o.Selector)
 }
 
+// printApplied prints apply's results as kubectl apply does: a line per
+// object (no -o) or its name (-o name); with another -o, the objects
+// applied, after all of them, as one object or a List of several, then
+// the pruned ones one by one. Warnings go to errOut first.
+func printApplied(out, errOut io.Writer, results []apply.Result, format string, p printer.ObjectPrinter) error {
+	if p == nil {
+		return printResults(out, errOut, results, format, nil)
+	}
+	var applied []any
+	var pruned []apply.Result
+	for _, r := range results {
+		for _, w := range r.Warnings {
+			printWarning(errOut, w)
+		}
+		if r.Action == apply.Pruned {
+			pruned = append(pruned, r)
+			continue
+		}
+		applied = append(applied, r.Object)
+	}
+	switch len(applied) {
+	case 0:
+	case 1:
+		if err := p.PrintObject(out, applied[0]); err != nil {
+			return err
+		}
+	default:
+		if _, ok := p.(managedFieldsStripper); ok {
+			// The List is a Raw document, which the stripper does not
+			// look into: its items are stripped here.
+			for i, obj := range applied {
+				applied[i] = stripManagedFields(obj)
+			}
+		}
+		if err := p.PrintObject(out, appliedList(applied)); err != nil {
+			return err
+		}
+	}
+	for _, r := range pruned {
+		if err := p.PrintObject(out, r.Object); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appliedList is the List kubectl apply prints several objects in: its
+// own fields in their declared order (kind first), the items as decoded.
+func appliedList(items []any) printer.Raw {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":"List","apiVersion":"v1","metadata":{},"items":[`)
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		enc, err := value.Encode(it)
+		if err != nil {
+			enc = []byte("null")
+		}
+		b.Write(enc)
+	}
+	b.WriteString("]}")
+	return printer.Raw(b.Bytes())
+}
+
+// writeFormatsUsage is the help of -o of the commands that write the
+// objects of files (apply, create, replace).
+const writeFormatsUsage = "Output format. One of: (json, yaml, kyaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file)."
+
+// resultPrinter returns the printer of -o for the objects a command wrote
+// from files, nil for the result lines (no -o) and -o name, which print
+// the results rather than the objects; an -o that kubectl's commands do
+// not have is kubectl's error.
+func (p *PrintFlags) resultPrinter() (printer.ObjectPrinter, error) {
+	if p.Output == "" || p.Output == "name" {
+		return nil, nil
+	}
+	return p.ToPrinter(createFormats, false, "")
+}
+
 // printResults prints results as kubectl apply does: a line per object,
-// or the objects with -o yaml|json, or their names with -o name; warnings
-// go to errOut before the object they concern.
-func printResults(out, errOut io.Writer, results []apply.Result, format string, showManaged bool) error {
+// or their names with -o name, or the objects with p (yaml documents
+// separated by "---"); warnings go to errOut before the object they
+// concern.
+func printResults(out, errOut io.Writer, results []apply.Result, format string, p printer.ObjectPrinter) error {
 	for i, r := range results {
 		for _, w := range r.Warnings {
 			printWarning(errOut, w)
 		}
-		switch format {
-		case "":
+		switch {
+		case format == "":
 			fmt.Fprintln(out, r.String())
-		case "name":
+		case format == "name":
 			fmt.Fprintln(out, r.Ref.String())
-		case "yaml":
-			if i > 0 {
+		default:
+			if i > 0 && format == "yaml" {
 				fmt.Fprintln(out, "---")
 			}
-			if err := printObjects(out, r.Object, "yaml", showManaged); err != nil {
-				return err
-			}
-		case "json":
-			if err := printObjects(out, r.Object, "json", showManaged); err != nil {
+			if err := p.PrintObject(out, r.Object); err != nil {
 				return err
 			}
 		}

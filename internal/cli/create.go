@@ -26,9 +26,8 @@ type WriteOptions struct {
 	Replace    bool
 	SaveConfig bool
 	DryRun     string
-	Output     string
 	Validate   string
-	ManagedFieldsFlags
+	PrintFlags
 	// FieldManager is --field-manager.
 	FieldManager string
 	// Subresource is replace's --subresource (status).
@@ -91,8 +90,7 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	o.FilenameFlags.AddFlags(f, usage)
 	f.BoolVar(&o.SaveConfig, "save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
 	dryRunFlag(f, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name).")
-	o.ManagedFieldsFlags.AddFlags(f)
+	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
 	manager := managerCreate
 	if o.Replace {
 		manager = managerReplace
@@ -129,10 +127,9 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	if !o.FilenameFlags.given() {
 		return fail(errOut, 1, errors.New("must specify one of -f and -k"))
 	}
-	switch o.Output {
-	case "", "name", "yaml", "json":
-	default:
-		return fail(errOut, 1, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", o.Output))
+	p, err := o.PrintFlags.resultPrinter()
+	if err != nil {
+		return fail(errOut, 1, err)
 	}
 	dry, err := parseDryRun(o.DryRun)
 	if err != nil {
@@ -225,7 +222,7 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	} else {
 		runErr = run(sess.Cluster)
 	}
-	if err := printResults(out, errOut, results, o.Output, o.ShowManagedFields); err != nil && runErr == nil {
+	if err := printResults(out, errOut, results, o.Output, p); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {

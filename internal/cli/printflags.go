@@ -38,9 +38,9 @@ func (p *PrintFlags) ToPrinter(allowed []string, noHeaders bool, operation strin
 	if err != nil {
 		return nil, err
 	}
-	// kubectl leaves managedFields out of JSON and YAML only; jsonpath and
+	// kubectl leaves managedFields out of JSON, YAML and KYAML only; jsonpath and
 	// templates see them.
-	if p.ShowManagedFields || (p.Output != "json" && p.Output != "yaml") {
+	if p.ShowManagedFields || (p.Output != "json" && p.Output != "yaml" && p.Output != "kyaml") {
 		return op, nil
 	}
 	return managedFieldsStripper{op}, nil
