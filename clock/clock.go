@@ -47,6 +47,26 @@ func ParseMode(s string) (Mode, error) {
 // Epoch is where a new manual clock starts: 2026-01-01T00:00:00Z.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// Min and Max bound the cluster time: Kubernetes names Events after the
+// Unix time of their first occurrence in nanoseconds (an int64), which
+// exists from 1970 (negative values make invalid names) up to
+// 2262-04-11T23:47:16Z. A clock never moves past Max (Set saturates);
+// commands refuse a start time or an advance outside [Min, Max] (see
+// CheckRange).
+var (
+	Min = time.Unix(0, 0).UTC()
+	Max = time.Unix(0, 1<<63-1).UTC().Truncate(time.Second)
+)
+
+// CheckRange returns an error when t lies outside [Min, Max].
+func CheckRange(t time.Time) error {
+	if t.Before(Min) || t.After(Max) {
+		return fmt.Errorf("the cluster time must lie between %s and %s (Event names carry it in nanoseconds since 1970)",
+			Min.Format(time.RFC3339), Max.Format(time.RFC3339))
+	}
+	return nil
+}
+
 // MetaKey is the key of the clock in the store's meta bucket.
 const MetaKey = "clock"
 
@@ -108,10 +128,13 @@ func (c *Clock) Mode() Mode {
 }
 
 // Set moves the cluster time to t. Time never goes back: an earlier t is
-// ignored.
+// ignored; a t past Max moves the clock to Max.
 func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if t.After(Max) {
+		t = Max
+	}
 	if t.After(c.now) {
 		c.now = t.UTC()
 	}

@@ -246,6 +246,9 @@ func (r *Runner) Settle(ctx context.Context) (time.Time, error) {
 // the middle is not replayed (a crash loop's restarts are counted, not
 // stepped through; Events live an hour anyway).
 func (r *Runner) AdvanceTo(ctx context.Context, t time.Time) error {
+	if t.After(clock.Max) {
+		t = clock.Max // the clock goes no further
+	}
 	return r.call(ctx, false, func(s *session) error {
 		start := r.Clock.Now()
 		window := r.catchUp()
@@ -311,6 +314,9 @@ var ErrWorkLimit = errors.New("the embedded cluster's controllers reached the wo
 // MaxWork) runs out first, RunUntil returns ErrWorkLimit.
 func (r *Runner) RunUntil(ctx context.Context, cond func() (bool, error), timeout time.Duration) (met bool, err error) {
 	deadline := r.Clock.Now().Add(timeout)
+	if deadline.After(clock.Max) {
+		deadline = clock.Max // the clock goes no further
+	}
 	r.waiting = true
 	defer func() { r.waiting = false }()
 	err = r.call(ctx, true, func(s *session) error {

@@ -84,10 +84,29 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	var errs []error
 	for _, ds := range dss.Items {
-		s := &syncer{world: w, ds: ds}
-		err := s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		// A DaemonSet whose last sync failed waits for its back-off.
+		retry, err := event.FailureRetryAt(ctx, c, ds, Component)
 		if err != nil {
+			return res, fmt.Errorf("daemonset: %w", err)
+		}
+		if now.Before(retry) {
+			res = res.Merge(controller.Result{RequeueAt: retry})
+			continue
+		}
+		s := &syncer{world: w, ds: ds}
+		err = s.run(ctx)
+		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		switch {
+		case err != nil && isAPIError(err):
+			// What the API refused is an Event already (FailedCreate,
+			// FailedDelete), as upstream records it: retried after the
+			// back-off of its count.
+			retry, rerr := event.RetryAfter(ctx, c, ds, Component, now, err)
+			if rerr != nil {
+				return res, fmt.Errorf("daemonset: %w", rerr)
+			}
+			res = res.Merge(controller.Result{RequeueAt: retry})
+		case err != nil:
 			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(ds), kobj.Name(ds), err))
 		}
 	}
@@ -973,4 +992,11 @@ func (s *syncer) cleanupHistory(ctx context.Context, old, pods []map[string]any)
 		kill--
 	}
 	return nil
+}
+
+// isAPIError tells a refusal of the API server (an error the real
+// controller retries with back-off) from a failure of the controller.
+func isAPIError(err error) bool {
+	var se *cluster.StatusError
+	return errors.As(err, &se)
 }

@@ -497,3 +497,67 @@ func Find(ctx context.Context, c cluster.Interface, ev Event) (map[string]any, e
 	}
 	return nil, nil
 }
+
+// FailureRetryAt is when a controller may sync involved again after a sync
+// that failed: when the latest Event component recorded about involved is
+// a Warning whose reason starts with "Failed" (FailedCreate, FailedDelete,
+// ...), its lastTimestamp plus the Backoff of the failures the living
+// Events of the component about involved count (client-go's rate
+// limiter; a later Event of the component, such as a SuccessfulCreate,
+// means a sync went through and the back-off is forgotten). Zero when
+// there is nothing to wait for.
+func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (time.Time, error) {
+	ns := kobj.Namespace(involved)
+	if ns == "" {
+		ns = "default"
+	}
+	ev := Event{Involved: involved, Component: component}
+	about, err := eventsAbout(ctx, c, ns, ev)
+	if err != nil {
+		return time.Time{}, refused(err)
+	}
+	failed := func(e map[string]any) bool {
+		return kobj.Str(e, "type") == Warning && strings.HasPrefix(kobj.Str(e, "reason"), "Failed")
+	}
+	var last map[string]any
+	var failures int64
+	for _, e := range eventsOf(about, ns, ev) {
+		// (A failure ends a sync: of two Events of the same second, the
+		// failure is the later.)
+		if last == nil || later(e, last) || (failed(e) && !later(last, e)) {
+			last = e
+		}
+		if failed(e) {
+			failures += max(kobj.IntOr(e, 1, "count"), 1)
+		}
+	}
+	if last == nil || !failed(last) {
+		return time.Time{}, nil
+	}
+	at := kobj.ParseTime(kobj.Str(last, "lastTimestamp"))
+	if at.IsZero() {
+		return time.Time{}, nil
+	}
+	// The failures the Events still count (messages that name a new pod
+	// each time are different Events): the rate limiter's count.
+	return at.Add(Backoff(failures)), nil
+}
+
+// RetryAfter is when a controller retries involved after its sync at now
+// failed with err, a refusal of the API server: FailureRetryAt of the
+// Event that recorded it; a second later for a Conflict (a stale read);
+// the longest back-off when no Event says so (the Event was refused too,
+// as in a terminating namespace).
+func RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (time.Time, error) {
+	if cluster.IsConflict(err) {
+		return now.Add(time.Second), nil
+	}
+	retry, rerr := FailureRetryAt(ctx, c, involved, component)
+	if rerr != nil {
+		return time.Time{}, rerr
+	}
+	if !retry.After(now) {
+		retry = now.Add(Backoff(1 << 20))
+	}
+	return retry, nil
+}

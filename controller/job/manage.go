@@ -70,6 +70,16 @@ func (s *syncer) manage(ctx context.Context, jc *jobCtx) (int64, error) {
 			return active, nil
 		}
 	}
+	// After a refused creation, the Job's back-off (client-go's rate
+	// limiter, read from the FailedCreate Event's count).
+	retry, err := event.FailureRetryAt(ctx, s.c, s.job, Component)
+	if err != nil {
+		return active, err
+	}
+	if s.now.Before(retry) {
+		s.note(retry)
+		return active, nil
+	}
 	// At most MaxPodCreateDeletePerSync per sync, and per second of
 	// cluster time: a Job of a huge parallelism fills over many seconds
 	// (as the real one, throttled by the API server), the rest a second

@@ -77,12 +77,29 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	w := &world{c: c, now: now, pods: claim.NewIndex(pods.Items), revs: claim.NewIndex(revs.Items)}
 	var errs []error
 	for _, set := range sets.Items {
-		s := &syncer{world: w, set: set}
-		err := s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		// A StatefulSet whose last sync failed waits for its back-off.
+		retry, err := event.FailureRetryAt(ctx, c, set, Component)
 		if err != nil {
-			// A failed sync is retried; what failed is an Event already
-			// where upstream records one.
+			return res, fmt.Errorf("statefulset: %w", err)
+		}
+		if now.Before(retry) {
+			res = res.Merge(controller.Result{RequeueAt: retry})
+			continue
+		}
+		s := &syncer{world: w, set: set}
+		err = s.run(ctx)
+		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		switch {
+		case err != nil && isAPIError(err):
+			// What the API refused is an Event already (FailedCreate,
+			// ...), as upstream records it: retried after the back-off
+			// of its count.
+			retry, rerr := event.RetryAfter(ctx, c, set, Component, now, err)
+			if rerr != nil {
+				return res, fmt.Errorf("statefulset: %w", rerr)
+			}
+			res = res.Merge(controller.Result{RequeueAt: retry})
+		case err != nil:
 			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(set), kobj.Name(set), err))
 		}
 	}
@@ -1007,4 +1024,11 @@ func (s *syncer) truncateHistory(ctx context.Context, pods, revisions []map[stri
 		s.changed = true
 	}
 	return nil
+}
+
+// isAPIError tells a refusal of the API server (an error the real
+// controller retries with back-off) from a failure of the controller.
+func isAPIError(err error) bool {
+	var se *cluster.StatusError
+	return errors.As(err, &se)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/konverge/konverge/clock"
 )
 
 func init() {
@@ -59,6 +61,9 @@ func runClock(ctx context.Context, g *Globals, d time.Duration, advance bool) er
 	r := s.Sim()
 	if r == nil {
 		return fmt.Errorf("clock: the embedded cluster has no virtual clock")
+	}
+	if now := r.Clock.Now(); advance && (d > clock.Max.Sub(now) || now.After(clock.Max)) {
+		return fmt.Errorf("clock advance %s: the cluster time would pass %s, the latest it can be (Event names carry it in nanoseconds since 1970); nothing changed", d, clock.Max.Format(time.RFC3339))
 	}
 	if advance {
 		if err := r.Advance(ctx, d); err != nil {

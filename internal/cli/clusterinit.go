@@ -122,6 +122,9 @@ func (o *ClusterInitOptions) Run(ctx context.Context) error {
 		if start, err = time.Parse(time.RFC3339, o.StartTime); err != nil {
 			return fmt.Errorf("--start-time: want RFC 3339 (2026-01-01T00:00:00Z): %w", err)
 		}
+		if err := clock.CheckRange(start); err != nil {
+			return fmt.Errorf("--start-time %s: %w", o.StartTime, err)
+		}
 	}
 	if mode == clock.Wall {
 		start = clock.WallNow()

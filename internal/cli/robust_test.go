@@ -163,7 +163,7 @@ func (c *seedCluster) robustOK(args ...string) string {
 	c.t.Helper()
 	start := time.Now()
 	out, errOut, code := konvergeRun(c.t, nil, append([]string{"--state", c.state}, args...)...)
-	if code != 0 || strings.Contains(errOut, "controller failed") {
+	if code != 0 || strings.Contains(errOut, "controller failed") || strings.Contains(errOut, "failed at ") {
 		c.t.Fatalf("konverge %s: exit %d (after %s)\n%s%s", strings.Join(args, " "), code, time.Since(start), out, errOut)
 	}
 	return out
@@ -313,7 +313,7 @@ spec:
           containers: [{name: c, image: busybox:1.36, command: ["true"]}]
 `))
 	out, errOut, code := konvergeRun(t, nil, "--state", c.state, "clock", "advance", "200h")
-	if code != 0 || !strings.Contains(errOut, "did not catch up fully") || strings.Contains(errOut, "controller failed") {
+	if code != 0 || !strings.Contains(errOut, "did not catch up fully") || strings.Contains(errOut, "controller failed") || strings.Contains(errOut, "failed at ") {
 		t.Fatalf("clock advance 200h: exit %d\n%s%s", code, out, errOut)
 	}
 	_, errOut, code = konvergeRun(t, nil, "--state", c.state, "clock", "advance", "1m")

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// The same promise as TestRobustness for the other controllers: each
+// case is a manifest kube-apiserver accepts (StatefulSets, DaemonSets,
+// Jobs, CronJobs, autoscalers, volumes, quotas) that once made a
+// controller fail a command or the cluster stall. Every command must
+// succeed, print no controller failure, and a healthy Deployment applied
+// afterwards must still roll out.
+
+// workloadCases are the cases; each names the Event that must say what
+// the controller could not do ("" when nothing is expected).
+func workloadCases() []robustCase {
+	return []robustCase{
+		{"statefulset-pods-refused-by-limitrange", `apiVersion: v1
+kind: LimitRange
+metadata: {name: ratio}
+spec:
+  limits:
+  - type: Container
+    maxLimitRequestRatio: {cpu: "1"}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: nginx:1.16.1}]
+`, "1000h", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", `Create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: cpu max limit to request ratio per Container is 1, but no request is specified or request is 0`)
+		}},
+		{"daemonset-pods-refused-by-quota", `apiVersion: v1
+kind: ResourceQuota
+metadata: {name: cpu}
+spec:
+  hard: {requests.cpu: "1"}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: c, image: nginx:1.16.1}]
+`, "1000h", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", `Error creating: pods "agent-`)
+			c.wantEvent("FailedCreate", `is forbidden: failed quota: cpu: must specify requests.cpu for: c`)
+		}},
+		{"statefulset-claims-refused-by-quota", `apiVersion: v1
+kind: ResourceQuota
+metadata: {name: claims}
+spec:
+  hard: {persistentvolumeclaims: "0"}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: nginx:1.16.1}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`, "1000h", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", `Create Claim data-db-0 for Pod db-0 in StatefulSet db failed error: persistentvolumeclaims "data-db-0" is forbidden: exceeded quota: claims`)
+		}},
+		{"job-pods-refused-by-quota", `apiVersion: v1
+kind: ResourceQuota
+metadata: {name: none}
+spec:
+  hard: {pods: "0"}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  completions: 100000
+  parallelism: 100000
+  completionMode: Indexed
+  backoffLimitPerIndex: 2147483647
+  activeDeadlineSeconds: 9223372036854775807
+  ttlSecondsAfterFinished: 2147483647
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox:1.36, command: ["true"]}]
+`, "1000h", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", `Error creating: pods "batch-0-`)
+			c.wantEvent("FailedCreate", `is forbidden: exceeded quota: none, requested: pods=1, used: pods=0, limited: pods=0`)
+		}},
+		{"cronjob-job-name-refused", `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: ` + strings.Repeat("c", 52) + `}
+spec:
+  schedule: "* * * * *"
+  startingDeadlineSeconds: 9223372036854775807
+  successfulJobsHistoryLimit: 2147483647
+  failedJobsHistoryLimit: 0
+  jobTemplate:
+    spec:
+      completions: 100000
+      completionMode: Indexed
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox:1.36, command: ["true"]}]
+`, "1000h", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", `Error creating job: Job.batch "`+strings.Repeat("c", 52)+`-`)
+		}},
+	}
+}
+
+func TestRobustWorkloads(t *testing.T) {
+	for _, tc := range workloadCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newSeedCluster(t)
+			c.robustOK("apply", "-f", c.file("w.yaml", tc.manifest))
+			c.robustOK("clock", "advance", tc.advance)
+			c.robustOK("get", "all")
+			if tc.check != nil {
+				tc.check(c)
+			}
+			// A healthy Deployment still rolls out, in a namespace of its
+			// own (the case's may be bound by a quota).
+			c.robustOK("create", "namespace", "healthy")
+			c.robustOK("-n", "healthy", "apply", "-f", c.file("healthy.yaml", strings.ReplaceAll(robustDeployment("healthy", 2, plainContainer, "", ""), "robust", "healthy")))
+			c.robustOK("-n", "healthy", "rollout", "status", "deployment/healthy", "--timeout=10m")
+			c.robustOK("delete", "namespace", "healthy")
+			c.robustOK("clock", "advance", "10m")
+		})
+	}
+}
