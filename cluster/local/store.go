@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -288,6 +289,14 @@ func (s *Store) init() error {
 		api, err := loadAPI(tx, s.builtin)
 		if err != nil {
 			return err
+		}
+		// An existing state is bootstrapped at its own cluster time, not
+		// at the time of the clock the command opened it with (a wall
+		// clock, before the state's own clock is loaded).
+		if at, ok := persistedNow(tx, s.clock); ok {
+			saved := s.clock
+			s.clock = fixedClock(at)
+			defer func() { s.clock = saved }()
 		}
 		t := s.newTxn(context.Background(), tx, api)
 		t.noClock = true
@@ -796,4 +805,33 @@ func BatchChanges(c cluster.Interface, since uint64) ([]Change, bool) {
 		out = append(out, Change{Group: ev.key.gk.Group, Kind: ev.key.gk.Kind, Namespace: ev.key.namespace, Name: ev.key.name, Revision: ev.rev, Deleted: ev.typ == cluster.Deleted})
 	}
 	return out, true
+}
+
+// fixedClock is a Clock stopped at one time.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// persistedNow reads the time a PersistentClock saved in the state (its
+// value's "now", as package clock writes it); false when there is none.
+func persistedNow(tx *bolt.Tx, c Clock) (time.Time, bool) {
+	pc, ok := c.(PersistentClock)
+	if !ok {
+		return time.Time{}, false
+	}
+	key, _, err := pc.Persisted()
+	if err != nil || key == "" {
+		return time.Time{}, false
+	}
+	v := tx.Bucket(bucketMeta).Get([]byte(key))
+	if v == nil {
+		return time.Time{}, false
+	}
+	var saved struct {
+		Now time.Time `json:"now"`
+	}
+	if json.Unmarshal(v, &saved) != nil || saved.Now.IsZero() {
+		return time.Time{}, false
+	}
+	return saved.Now, true
 }

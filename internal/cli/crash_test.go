@@ -25,7 +25,8 @@ const crashConfigMaps = 400
 // TestKillDuringApplyAndClockAdvance runs the konverge binary on a manual
 // clock and kills it with SIGKILL at random instants of `apply` (a
 // directory of a few hundred objects, one transaction) and of `clock
-// advance 3h` (Deployments running, one of them crash-looping), then
+// advance 3h` (Deployments, a StatefulSet and a CronJob running, some of
+// them crash-looping), then
 // checks the invariants of the state:
 //
 //   - it opens, and every command answers;
@@ -150,7 +151,8 @@ func TestKillDuringApplyAndClockAdvance(t *testing.T) {
 
 // writeRound writes the crash test's directory: ConfigMaps carrying round
 // and a Deployment whose template carries it (a new rollout each round),
-// plus a crash-looping Deployment.
+// plus a crash-looping Deployment, a crash-looping StatefulSet with claims
+// and a CronJob whose Jobs succeed or fail by round.
 func writeRound(t *testing.T, dir string, round int) {
 	t.Helper()
 	payload := strings.Repeat("x", 256)
@@ -180,7 +182,34 @@ spec:
   template:
     metadata: {labels: {app: crash}}
     spec: {containers: [{name: c, image: busybox:1.36, command: ["sh", "-c", "sleep 30; exit 3"]}]}
-`, round)))
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: busybox:1.36, command: ["sh", "-c", "sleep 45; exit 1"]}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: tick}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: c, image: busybox:1.36, command: ["sh", "-c", "sleep 20; exit %d"]}]
+`, round, round%2)))
 }
 
 type crashState struct {
