@@ -125,6 +125,61 @@ spec:
 `, "1000h", func(c *seedCluster) {
 			c.wantEvent("FailedCreate", `Error creating job: Job.batch "`+strings.Repeat("c", 52)+`-`)
 		}},
+		{"namespace-deleted-while-full", `apiVersion: v1
+kind: Namespace
+metadata: {name: full}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: full}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, finalizers: [example.com/keep]}
+    spec: {containers: [{name: c, image: nginx:1.16.1}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: full}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: nginx:1.16.1}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: tick, namespace: full}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox:1.36, command: ["true"]}]
+`, "5m", func(c *seedCluster) {
+			c.robustOK("delete", "namespace", "full")
+			// The pods' finalizer holds the namespace; the cluster
+			// settles (the kubelet deleted them once) instead of
+			// spending every command's work on them.
+			for _, d := range []string{"1h", "1000h"} {
+				_, errOut, code := konvergeRun(c.t, nil, "--state", c.state, "clock", "advance", d)
+				if code != 0 || strings.Contains(errOut, "did not catch up") || strings.Contains(errOut, "failed at ") {
+					c.t.Fatalf("clock advance %s: exit %d: %s", d, code, errOut)
+				}
+			}
+			out := c.robustOK("get", "namespace", "full", "-o", "yaml")
+			if !strings.Contains(out, "example.com/keep") || !strings.Contains(out, "in 3 resource instances") || !strings.Contains(out, "phase: Terminating") {
+				c.t.Errorf("namespace full:\n%s", out)
+			}
+		}},
 	}
 }
 
