@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -195,8 +196,13 @@ func jobSpec(spec obj, sp *path) []Error {
 		}
 	}
 	if pfp := mget(spec, "podFailurePolicy"); pfp != nil {
-		if n := len(lget(pfp, "rules")); n > 20 {
-			errs = append(errs, tooMany(sp.child("podFailurePolicy", "rules"), n, 20))
+		errs = append(errs, podFailurePolicy(spec, pfp, sp.child("podFailurePolicy"))...)
+	}
+	if policy := mget(spec, "successPolicy"); policy != nil {
+		if mode != "Indexed" {
+			errs = append(errs, invalid(sp.child("successPolicy"), successPolicyGo(policy), "requires indexed completion mode"))
+		} else {
+			errs = append(errs, successPolicy(policy, completions, hasCompletions, sp.child("successPolicy"))...)
 		}
 	}
 	if rp, ok := spec["podReplacementPolicy"].(string); ok {
@@ -315,4 +321,230 @@ func timeZone(tz string, p *path) []Error {
 		errs = append(errs, invalid(p, tz, err.Error()))
 	}
 	return errs
+}
+
+// podFailurePolicy is validatePodFailurePolicy.
+func podFailurePolicy(spec, pfp obj, p *path) []Error {
+	var errs []Error
+	rules := lget(pfp, "rules")
+	rp := p.child("rules")
+	if len(rules) > 20 {
+		errs = append(errs, tooMany(rp, len(rules), 20))
+	}
+	names := map[string]bool{}
+	tspec := mget(mget(spec, "template"), "spec")
+	for _, k := range []string{"containers", "initContainers"} {
+		for _, c := range lget(tspec, k) {
+			names[sget(asObj(c), "name")] = true
+		}
+	}
+	for i, r := range rules {
+		rule := asObj(r)
+		p := rp.at(i)
+		ap := p.child("action")
+		switch action := sget(rule, "action"); {
+		case action == "":
+			errs = append(errs, required(ap, `valid values: ["Count" "FailIndex" "FailJob" "Ignore"]`))
+		case action == "FailIndex":
+			if !has(spec, "backoffLimitPerIndex") {
+				errs = append(errs, invalid(ap, action, "requires the backoffLimitPerIndex to be set"))
+			}
+		case action != "Count" && action != "FailJob" && action != "Ignore":
+			errs = append(errs, notSupported(ap, action, "Count", "FailIndex", "FailJob", "Ignore"))
+		}
+		onExit := mget(rule, "onExitCodes")
+		onConds := lget(rule, "onPodConditions")
+		if onExit != nil {
+			errs = append(errs, onExitCodes(onExit, names, p.child("onExitCodes"))...)
+		}
+		if len(onConds) > 0 {
+			cp := p.child("onPodConditions")
+			if len(onConds) > 20 {
+				errs = append(errs, tooMany(cp, len(onConds), 20))
+			}
+			for j, c := range onConds {
+				pat := asObj(c)
+				for _, msg := range isQualifiedName(sget(pat, "type")) {
+					errs = append(errs, invalid(cp.at(j).child("type"), sget(pat, "type"), msg))
+				}
+				switch st := sget(pat, "status"); st {
+				case "":
+					errs = append(errs, required(cp.at(j).child("status"), `valid values: ["False" "True" "Unknown"]`))
+				case "False", "True", "Unknown":
+				default:
+					errs = append(errs, notSupported(cp.at(j).child("status"), st, "False", "True", "Unknown"))
+				}
+			}
+		}
+		if onExit != nil && len(onConds) > 0 {
+			errs = append(errs, invalid(p, omitted{}, "specifying both OnExitCodes and OnPodConditions is not supported"))
+		}
+		if onExit == nil && len(onConds) == 0 {
+			errs = append(errs, invalid(p, omitted{}, "specifying one of OnExitCodes and OnPodConditions is required"))
+		}
+	}
+	return errs
+}
+
+// onExitCodes is validatePodFailurePolicyRuleOnExitCodes.
+func onExitCodes(req obj, containers map[string]bool, p *path) []Error {
+	var errs []Error
+	op := sget(req, "operator")
+	switch op {
+	case "":
+		errs = append(errs, required(p.child("operator"), `valid values: ["In" "NotIn"]`))
+	case "In", "NotIn":
+	default:
+		errs = append(errs, notSupported(p.child("operator"), op, "In", "NotIn"))
+	}
+	if name, ok := req["containerName"].(string); ok && !containers[name] {
+		errs = append(errs, invalid(p.child("containerName"), name, "must be one of the container or initContainer names in the pod template"))
+	}
+	values := lget(req, "values")
+	vp := p.child("values")
+	if len(values) == 0 {
+		errs = append(errs, invalid(vp, goValue("[]"), "at least one value is required"))
+	} else if len(values) > 255 {
+		errs = append(errs, tooMany(vp, len(values), 255))
+	}
+	ordered := true
+	seen := map[int64]bool{}
+	for j, v := range values {
+		n, _ := iget(obj{"v": v}, "v")
+		if op == "In" && n == 0 {
+			errs = append(errs, invalid(vp.at(j), n, "must not be 0 for the In operator"))
+		}
+		if seen[n] {
+			errs = append(errs, duplicate(vp.at(j), n))
+		}
+		seen[n] = true
+		if j > 0 {
+			if prev, _ := iget(obj{"v": values[j-1]}, "v"); prev > n {
+				ordered = false
+			}
+		}
+	}
+	if !ordered {
+		errs = append(errs, invalid(vp, values, "must be ordered"))
+	}
+	return errs
+}
+
+// successPolicy is validateSuccessPolicy.
+func successPolicy(policy obj, completions int64, hasCompletions bool, p *path) []Error {
+	var errs []Error
+	rules := lget(policy, "rules")
+	rp := p.child("rules")
+	if len(rules) == 0 {
+		errs = append(errs, required(rp, "at least one rules must be specified when the successPolicy is specified"))
+	}
+	if len(rules) > 20 {
+		errs = append(errs, tooMany(rp, len(rules), 20))
+	}
+	for i, r := range rules {
+		rule := asObj(r)
+		p := rp.at(i)
+		indexes, hasIndexes := rule["succeededIndexes"].(string)
+		count, hasCount := iget(rule, "succeededCount")
+		if !hasIndexes && !hasCount {
+			errs = append(errs, required(p, "at least one of succeededCount or succeededIndexes must be specified"))
+		}
+		if !hasCompletions {
+			continue // refused already: Indexed needs completions
+		}
+		var total int64
+		if hasIndexes {
+			ip := p.child("succeededIndexes")
+			if len(indexes) > 64*1024 {
+				errs = append(errs, tooLong(ip, 64*1024))
+			}
+			var err error
+			if total, err = indexesFormat(indexes, completions); err != nil {
+				errs = append(errs, invalid(ip, indexes, "error parsing succeededIndexes: "+err.Error()))
+			}
+		}
+		if hasCount {
+			cp := p.child("succeededCount")
+			errs = append(errs, nonNegativeValue(count, cp)...)
+			if count > completions {
+				errs = append(errs, invalid(cp, count, fmt.Sprintf("must be less than or equal to %d (the number of specified completions)", completions)))
+			}
+			if hasIndexes && count > total {
+				errs = append(errs, invalid(cp, count, fmt.Sprintf("must be less than or equal to %d (the number of indexes in the specified succeededIndexes field)", total)))
+			}
+		}
+	}
+	return errs
+}
+
+// successPolicyGo prints a successPolicy as kube-apiserver prints its
+// internal struct.
+func successPolicyGo(policy obj) goValue {
+	var rules []string
+	for _, r := range lget(policy, "rules") {
+		rule := asObj(r)
+		idx, cnt := "null", "null"
+		if s, ok := rule["succeededIndexes"].(string); ok {
+			idx = strconv.Quote(s)
+		}
+		if n, ok := iget(rule, "succeededCount"); ok {
+			cnt = strconv.FormatInt(n, 10)
+		}
+		rules = append(rules, fmt.Sprintf(`{"SucceededIndexes":%s,"SucceededCount":%s}`, idx, cnt))
+	}
+	list := "null"
+	if rules != nil {
+		list = "[" + strings.Join(rules, ",") + "]"
+	}
+	return goValue(`{"Rules":` + list + `}`)
+}
+
+// indexesFormat is validateIndexesFormat: the number of indexes of a
+// list of intervals ("1,3-5"), in increasing order, below completions.
+func indexesFormat(s string, completions int64) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	var total int64
+	last := int64(-1)
+	for _, interval := range strings.Split(s, ",") {
+		x, y, err := indexInterval(interval, completions)
+		if err != nil {
+			return 0, err
+		}
+		if last >= 0 && last >= x {
+			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", last, x)
+		}
+		total += y - x + 1
+		last = y
+	}
+	return total, nil
+}
+
+func indexInterval(s string, completions int64) (int64, int64, error) {
+	parts := strings.Split(s, "-")
+	if len(parts) > 2 {
+		return 0, 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", s)
+	}
+	x, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", parts[0])
+	}
+	if int64(x) >= completions {
+		return 0, 0, fmt.Errorf("too large index: %q", parts[0])
+	}
+	if len(parts) == 1 {
+		return int64(x), int64(x), nil
+	}
+	y, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", parts[1])
+	}
+	if int64(y) >= completions {
+		return 0, 0, fmt.Errorf("too large index: %q", parts[1])
+	}
+	if x >= y {
+		return 0, 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", x, y)
+	}
+	return int64(x), int64(y), nil
 }

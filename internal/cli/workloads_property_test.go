@@ -419,6 +419,9 @@ func randomJobSpec(rng *rand.Rand, labels map[string]any, maxCount int) map[stri
 			} else {
 				last := rng.IntN(completions)
 				rule["succeededIndexes"] = "0-" + strconv.Itoa(last)
+				if last == 0 {
+					rule["succeededIndexes"] = "0"
+				}
 				if rng.IntN(2) == 0 {
 					rule["succeededCount"] = 1 + rng.IntN(last+1)
 				}
@@ -603,19 +606,29 @@ func randomVolumesObjects(rng *rand.Rand, name string, i int) []map[string]any {
 
 func randomQuota(rng *rand.Rand, name string) []map[string]any {
 	hard := map[string]any{}
-	for _, k := range []string{"pods", "requests.cpu", "limits.memory", "count/jobs.batch", "persistentvolumeclaims", "requests.storage", "services"} {
+	for _, k := range []string{"requests.cpu", "limits.memory", "requests.storage"} {
 		if rng.IntN(3) == 0 {
 			hard[k] = pick(rng, "0", "1", "10", "100m", "9223372036854775807")
+		}
+	}
+	// Counts are integers.
+	for _, k := range []string{"count/jobs.batch", "persistentvolumeclaims", "services"} {
+		if rng.IntN(3) == 0 {
+			hard[k] = pick(rng, "0", "1", "10", "9223372036854775807")
 		}
 	}
 	hard["pods"] = pick(rng, "0", "1", "5", "1000000")
 	out := []map[string]any{{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": map[string]any{"name": name}, "spec": map[string]any{"hard": hard}}}
 	if rng.IntN(2) == 0 {
 		limit := map[string]any{"type": "Container"}
-		if rng.IntN(2) == 0 {
+		// default <= max, as the API requires.
+		switch rng.IntN(3) {
+		case 0:
 			limit["default"] = map[string]any{"cpu": pick(rng, "100m", "1", "1e3"), "memory": pick(rng, "64Mi", "8Ei")}
-		}
-		if rng.IntN(2) == 0 {
+		case 1:
+			limit["max"] = map[string]any{"cpu": pick(rng, "1", "1e3"), "memory": pick(rng, "8Ei", "1Gi")}
+		default:
+			limit["default"] = map[string]any{"cpu": pick(rng, "100m", "1"), "memory": pick(rng, "64Mi", "1Gi")}
 			limit["max"] = map[string]any{"cpu": pick(rng, "1", "1e3"), "memory": pick(rng, "8Ei", "1Gi")}
 		}
 		if rng.IntN(3) == 0 {
