@@ -677,3 +677,21 @@ func pvcSpec(spec obj, p *path) []Error {
 	}
 	return errs
 }
+
+// resourceQuota is ValidateResourceQuota without the checks of resource
+// names and scopes: spec.hard quantities are not negative, and integers
+// for the resources counted in units (pods, services, count/...).
+func resourceQuota(o, old obj) []Error {
+	var errs []Error
+	if old != nil {
+		errs = objectMetaUpdate(mget(o, "metadata"), mget(old, "metadata"), newPath("metadata"))
+	}
+	errs = append(errs, objectMeta(mget(o, "metadata"), true, nameIsDNSSubdomain, newPath("metadata"))...)
+	hard := mget(mget(o, "spec"), "hard")
+	hp := newPath("spec", "hard")
+	for _, name := range sortedKeys(hard) {
+		q, qs := parseQuantity(hard[name])
+		errs = append(errs, quantityValue(name, q, qs, hp.key(name))...)
+	}
+	return errs
+}
