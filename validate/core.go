@@ -8,11 +8,12 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/konverge/konverge/quantity"
 	"github.com/konverge/konverge/value"
 )
 
 // core/v1: Pod, Service, ConfigMap, Secret, Namespace, ServiceAccount,
-// PersistentVolumeClaim.
+// PersistentVolumeClaim, ResourceQuota, LimitRange.
 
 const maxSecretSize = 1 * 1024 * 1024
 
@@ -692,6 +693,112 @@ func resourceQuota(o, old obj) []Error {
 	for _, name := range sortedKeys(hard) {
 		q, qs := parseQuantity(hard[name])
 		errs = append(errs, quantityValue(name, q, qs, hp.key(name))...)
+	}
+	return errs
+}
+
+// limitRange is ValidateLimitRange without the checks of type and
+// resource names: the bounds of each limit agree (min <= default request
+// <= default <= max, ratios at least 1 and within max/min), Pod limits
+// have no defaults, PersistentVolumeClaim limits bound storage. Resources
+// are checked in name order (kube-apiserver: map order).
+func limitRange(o, old obj) []Error {
+	var errs []Error
+	if old != nil {
+		errs = objectMetaUpdate(mget(o, "metadata"), mget(old, "metadata"), newPath("metadata"))
+	}
+	errs = append(errs, objectMeta(mget(o, "metadata"), true, nameIsDNSSubdomain, newPath("metadata"))...)
+	lp := newPath("spec", "limits")
+	seen := map[string]bool{}
+	for i, l := range lget(mget(o, "spec"), "limits") {
+		limit := asObj(l)
+		p := lp.at(i)
+		typ := sget(limit, "type")
+		if seen[typ] {
+			errs = append(errs, duplicate(p.child("type"), typ))
+		}
+		seen[typ] = true
+		read := func(field string) map[string]quantity.Quantity {
+			m := map[string]quantity.Quantity{}
+			for k, v := range mget(limit, field) {
+				q, _ := parseQuantity(v)
+				m[k] = q
+			}
+			return m
+		}
+		keys := map[string]bool{}
+		add := func(m map[string]quantity.Quantity) {
+			for k := range m {
+				keys[k] = true
+			}
+		}
+		minQ, maxQ := read("min"), read("max")
+		add(maxQ)
+		add(minQ)
+		defQ, defReqQ := map[string]quantity.Quantity{}, map[string]quantity.Quantity{}
+		if typ == "Pod" {
+			if len(mget(limit, "default")) > 0 {
+				errs = append(errs, forbidden(p.child("default"), "may not be specified when `type` is 'Pod'"))
+			}
+			if len(mget(limit, "defaultRequest")) > 0 {
+				errs = append(errs, forbidden(p.child("defaultRequest"), "may not be specified when `type` is 'Pod'"))
+			}
+		} else {
+			defQ, defReqQ = read("default"), read("defaultRequest")
+			add(defQ)
+			add(defReqQ)
+		}
+		if typ == "PersistentVolumeClaim" {
+			_, hasMin := minQ["storage"]
+			_, hasMax := maxQ["storage"]
+			if !hasMin && !hasMax {
+				errs = append(errs, required(p.child("limits"), "either minimum or maximum storage value is required, but neither was provided"))
+			}
+		}
+		ratioQ := read("maxLimitRequestRatio")
+		add(ratioQ)
+		one, _ := quantity.Parse("1")
+		for _, k := range sortedKeys(keys) {
+			mn, hasMin := minQ[k]
+			mx, hasMax := maxQ[k]
+			def, hasDef := defQ[k]
+			req, hasReq := defReqQ[k]
+			ratio, hasRatio := ratioQ[k]
+			if hasMin && hasMax && mn.Cmp(mx) > 0 {
+				errs = append(errs, invalid(p.child("min").key(k), mn.String(), fmt.Sprintf("min value %s is greater than max value %s", mn, mx)))
+			}
+			if hasReq && hasMin && mn.Cmp(req) > 0 {
+				errs = append(errs, invalid(p.child("defaultRequest").key(k), req.String(), fmt.Sprintf("min value %s is greater than default request value %s", mn, req)))
+			}
+			if hasReq && hasMax && req.Cmp(mx) > 0 {
+				errs = append(errs, invalid(p.child("defaultRequest").key(k), req.String(), fmt.Sprintf("default request value %s is greater than max value %s", req, mx)))
+			}
+			if hasReq && hasDef && req.Cmp(def) > 0 {
+				errs = append(errs, invalid(p.child("defaultRequest").key(k), req.String(), fmt.Sprintf("default request value %s is greater than default limit value %s", req, def)))
+			}
+			if hasDef && hasMin && mn.Cmp(def) > 0 {
+				errs = append(errs, invalid(p.child("default").key(k), mn.String(), fmt.Sprintf("min value %s is greater than default value %s", mn, def)))
+			}
+			if hasDef && hasMax && def.Cmp(mx) > 0 {
+				errs = append(errs, invalid(p.child("default").key(k), mx.String(), fmt.Sprintf("default value %s is greater than max value %s", def, mx)))
+			}
+			if hasRatio && ratio.Cmp(one) < 0 {
+				errs = append(errs, invalid(p.child("maxLimitRequestRatio").key(k), ratio.String(), fmt.Sprintf("ratio %s is less than 1", ratio)))
+			}
+			if hasRatio && hasMin && hasMax {
+				const maxMilli = (1<<63 - 1) / 1000
+				r, mnv, mxv := float64(ratio.Value()), mn.Value(), mx.Value()
+				if ratio.Value() < maxMilli && mnv < maxMilli && mxv < maxMilli {
+					r, mnv, mxv = float64(ratio.MilliValue())/1000, mn.MilliValue(), mx.MilliValue()
+				}
+				if limit := float64(mxv) / float64(mnv); r > limit {
+					errs = append(errs, invalid(p.child("maxLimitRequestRatio").key(k), ratio.String(), fmt.Sprintf("ratio %s is greater than max/min = %f", ratio, limit)))
+				}
+			}
+			if !isOvercommitAllowed(k) && hasDef && hasReq && def.Cmp(req) != 0 {
+				errs = append(errs, invalid(p.child("defaultRequest").key(k), req.String(), fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def, req, k)))
+			}
+		}
 	}
 	return errs
 }

@@ -8,7 +8,8 @@
 // Object validates the built-in kinds konverge's embedded cluster stores
 // (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job,
 // CronJob; v1 Pod, Service, ConfigMap, Secret, Namespace, ServiceAccount,
-// PersistentVolumeClaim, ResourceQuota; networking.k8s.io/v1 Ingress); CustomResource and
+// PersistentVolumeClaim, ResourceQuota, LimitRange; networking.k8s.io/v1
+// Ingress); CustomResource and
 // ObjectMeta validate custom resources against their structural schema.
 // ToCauses turns the errors into the causes of apimeta.NewInvalid (and cluster.NewInvalid).
 //
@@ -31,8 +32,9 @@
 // hostPath, configMap, secret, downwardAPI, projected, persistentVolumeClaim,
 // nfs, ephemeral, image), Pod status and resize updates, Service
 // dual-stack upgrade rules beyond the primary clusterIP, ResourceQuota
-// resource names and scopes (only spec.hard's values are checked, in name
-// order: kube-apiserver reports them in map order), and CRD formats,
+// resource names and scopes and LimitRange type and resource names (the
+// quantities are checked, resource by resource in name order:
+// kube-apiserver reports them in map order), and CRD formats,
 // allOf/anyOf/oneOf/not and CEL rules. Where kube-apiserver prints a whole
 // internal Go struct as the bad value (an immutable Job template, a
 // StatefulSet's volumeClaimTemplates) the value konverge prints differs.

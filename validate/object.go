@@ -16,6 +16,7 @@ var kindValidators = map[string]func(o, old obj) []Error{
 	"v1/Namespace":                 namespace,
 	"v1/ServiceAccount":            serviceAccount,
 	"v1/ResourceQuota":             resourceQuota,
+	"v1/LimitRange":                limitRange,
 	"v1/PersistentVolumeClaim":     persistentVolumeClaim,
 	"networking.k8s.io/v1/Ingress": ingress,
 }
