@@ -72,13 +72,14 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	var errs []error
 	for _, cj := range cjs.Items {
-		// A CronJob whose last sync failed waits for its back-off.
-		retry, err := event.FailureRetryAt(ctx, c, cj, Component)
+		// An object whose last sync failed waits for its back-off, unless
+		// it was changed since (an update is queued at once).
+		until, waiting, err := event.Waiting(ctx, c, cj, Component, now)
 		if err != nil {
 			return res, fmt.Errorf("cronjob: %w", err)
 		}
-		if now.Before(retry) {
-			res = res.Merge(controller.Result{RequeueAt: retry})
+		if waiting {
+			res = res.Merge(controller.Result{RequeueAt: until})
 			continue
 		}
 		s := &syncer{c: c, now: now, cj: cj, jobs: byOwner[kobj.UID(cj)]}

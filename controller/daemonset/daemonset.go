@@ -84,13 +84,14 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	var errs []error
 	for _, ds := range dss.Items {
-		// A DaemonSet whose last sync failed waits for its back-off.
-		retry, err := event.FailureRetryAt(ctx, c, ds, Component)
+		// An object whose last sync failed waits for its back-off, unless
+		// it was changed since (an update is queued at once).
+		until, waiting, err := event.Waiting(ctx, c, ds, Component, now)
 		if err != nil {
 			return res, fmt.Errorf("daemonset: %w", err)
 		}
-		if now.Before(retry) {
-			res = res.Merge(controller.Result{RequeueAt: retry})
+		if waiting {
+			res = res.Merge(controller.Result{RequeueAt: until})
 			continue
 		}
 		s := &syncer{world: w, ds: ds}

@@ -507,6 +507,13 @@ func Find(ctx context.Context, c cluster.Interface, ev Event) (map[string]any, e
 // means a sync went through and the back-off is forgotten). Zero when
 // there is nothing to wait for.
 func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (time.Time, error) {
+	_, retry, err := lastFailure(ctx, c, involved, component)
+	return retry, err
+}
+
+// lastFailure returns when the failure FailureRetryAt reads happened and
+// when it may be retried (zero times: none).
+func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (at, retry time.Time, err error) {
 	ns := kobj.Namespace(involved)
 	if ns == "" {
 		ns = "default"
@@ -514,7 +521,7 @@ func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[strin
 	ev := Event{Involved: involved, Component: component}
 	about, err := eventsAbout(ctx, c, ns, ev)
 	if err != nil {
-		return time.Time{}, refused(err)
+		return time.Time{}, time.Time{}, refused(err)
 	}
 	failed := func(e map[string]any) bool {
 		return kobj.Str(e, "type") == Warning && strings.HasPrefix(kobj.Str(e, "reason"), "Failed")
@@ -522,9 +529,8 @@ func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[strin
 	var last map[string]any
 	var failures int64
 	for _, e := range eventsOf(about, ns, ev) {
-		// (A failure ends a sync: of two Events of the same second, the
-		// failure is the later.)
-		if last == nil || later(e, last) || (failed(e) && !later(last, e)) {
+		// Of two Events of the same second, the one written last.
+		if last == nil || later(e, last) || (!later(last, e) && resourceVersion(e) > resourceVersion(last)) {
 			last = e
 		}
 		if failed(e) {
@@ -532,15 +538,15 @@ func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[strin
 		}
 	}
 	if last == nil || !failed(last) {
-		return time.Time{}, nil
+		return time.Time{}, time.Time{}, nil
 	}
-	at := kobj.ParseTime(kobj.Str(last, "lastTimestamp"))
+	at = kobj.ParseTime(kobj.Str(last, "lastTimestamp"))
 	if at.IsZero() {
-		return time.Time{}, nil
+		return time.Time{}, time.Time{}, nil
 	}
 	// The failures the Events still count (messages that name a new pod
 	// each time are different Events): the rate limiter's count.
-	return at.Add(Backoff(failures)), nil
+	return at, at.Add(Backoff(failures)), nil
 }
 
 // RetryAfter is when a controller retries involved after its sync at now
@@ -560,4 +566,40 @@ func RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]an
 		retry = now.Add(Backoff(1 << 20))
 	}
 	return retry, nil
+}
+
+func resourceVersion(obj map[string]any) uint64 {
+	n, _ := strconv.ParseUint(kobj.Str(obj, "metadata", "resourceVersion"), 10, 64)
+	return n
+}
+
+// Waiting reports whether a controller should leave involved alone at
+// now, and until when: its last sync failed (FailureRetryAt) and nobody
+// changed the object since (an update is queued at once, as upstream's
+// informers do; a write of its status subresource is the controller's
+// own and does not count).
+func Waiting(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time) (until time.Time, waiting bool, err error) {
+	at, retry, err := lastFailure(ctx, c, involved, component)
+	if err != nil || !now.Before(retry) {
+		return time.Time{}, false, err
+	}
+	if updatedSince(involved, at) {
+		return time.Time{}, false, nil
+	}
+	return retry, true, nil
+}
+
+// updatedSince reports whether a manager wrote obj, other than its
+// status, at t or later (managedFields times, in seconds).
+func updatedSince(obj map[string]any, t time.Time) bool {
+	for _, e := range kobj.Slice(obj, "metadata", "managedFields") {
+		m, _ := e.(map[string]any)
+		if kobj.Str(m, "subresource") == "status" {
+			continue
+		}
+		if at := kobj.ParseTime(kobj.Str(m, "time")); !at.Before(t) {
+			return true
+		}
+	}
+	return false
 }

@@ -168,3 +168,46 @@ func TestRecordCombinesSimilar(t *testing.T) {
 		t.Errorf("after the interval: %v", ev["message"])
 	}
 }
+
+// A controller whose create the API refused waits for the back-off of
+// the failures its Events count, unless the object changed since.
+func TestWaiting(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := local.Open(t.TempDir(), local.Options{Clock: &clock{t: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	set := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"name": "db", "namespace": "default", "uid": "u1",
+			"managedFields": []any{map[string]any{"manager": "kubectl", "operation": "Update", "time": "2026-01-01T00:00:00Z"}}}}
+	for i := range 12 {
+		at := now.Add(time.Duration(i) * time.Second)
+		if err := event.Record(ctx, st, at, set, event.Warning, "FailedCreate", fmt.Sprintf("create Pod db-%d failed", i), "statefulset-controller"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := now.Add(11 * time.Second)
+	until, waiting, err := event.Waiting(ctx, st, set, "statefulset-controller", last)
+	if err != nil || !waiting {
+		t.Fatalf("waiting %v, %v", waiting, err)
+	}
+	// 12 failures counted (9 Events, then one that combines the rest).
+	if want := last.Add(event.Backoff(12)); !until.Equal(want) {
+		t.Errorf("until %s, want %s", until, want)
+	}
+	// Changed by a user after the failure: synced at once.
+	set["metadata"].(map[string]any)["managedFields"] = []any{map[string]any{"manager": "kubectl", "operation": "Update", "time": "2026-01-01T00:00:20Z"}}
+	if _, waiting, _ := event.Waiting(ctx, st, set, "statefulset-controller", last.Add(10*time.Second)); waiting {
+		t.Error("still waiting after an update")
+	}
+	// A later success forgets the back-off.
+	set["metadata"].(map[string]any)["managedFields"] = nil
+	if err := event.Record(ctx, st, last, set, event.Normal, "SuccessfulCreate", "create Pod db-0 successful", "statefulset-controller"); err != nil {
+		t.Fatal(err)
+	}
+	if _, waiting, _ := event.Waiting(ctx, st, set, "statefulset-controller", last); waiting {
+		t.Error("still waiting after a success of the same second")
+	}
+}

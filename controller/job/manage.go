@@ -72,12 +72,12 @@ func (s *syncer) manage(ctx context.Context, jc *jobCtx) (int64, error) {
 	}
 	// After a refused creation, the Job's back-off (client-go's rate
 	// limiter, read from the FailedCreate Event's count).
-	retry, err := event.FailureRetryAt(ctx, s.c, s.job, Component)
+	until, waiting, err := event.Waiting(ctx, s.c, s.job, Component, s.now)
 	if err != nil {
 		return active, err
 	}
-	if s.now.Before(retry) {
-		s.note(retry)
+	if waiting {
+		s.note(until)
 		return active, nil
 	}
 	// At most MaxPodCreateDeletePerSync per sync, and per second of

@@ -77,13 +77,14 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	w := &world{c: c, now: now, pods: claim.NewIndex(pods.Items), revs: claim.NewIndex(revs.Items)}
 	var errs []error
 	for _, set := range sets.Items {
-		// A StatefulSet whose last sync failed waits for its back-off.
-		retry, err := event.FailureRetryAt(ctx, c, set, Component)
+		// An object whose last sync failed waits for its back-off, unless
+		// it was changed since (an update is queued at once).
+		until, waiting, err := event.Waiting(ctx, c, set, Component, now)
 		if err != nil {
 			return res, fmt.Errorf("statefulset: %w", err)
 		}
-		if now.Before(retry) {
-			res = res.Merge(controller.Result{RequeueAt: retry})
+		if waiting {
+			res = res.Merge(controller.Result{RequeueAt: until})
 			continue
 		}
 		s := &syncer{world: w, set: set}

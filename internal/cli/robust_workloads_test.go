@@ -180,6 +180,28 @@ spec:
 				c.t.Errorf("namespace full:\n%s", out)
 			}
 		}},
+		{"statefulset-replicas-int32-max", `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2147483647
+  podManagementPolicy: Parallel
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: nginx:1.16.1}]
+`, "10s", func(c *seedCluster) {
+			c.wantEvent("FailedCreate", "StatefulSet db asks for 2147483647 replicas; the embedded cluster runs at most 100000 pods per StatefulSet")
+			_, errOut, code := konvergeRun(c.t, nil, "--state", c.state, "rollout", "status", "statefulset/db", "--timeout=1s")
+			if code != 1 || !strings.Contains(errOut, "timed out") {
+				c.t.Errorf("rollout status: exit %d: %s", code, errOut)
+			}
+			// A scale back is carried out, back-off or not.
+			c.robustOK("scale", "statefulset/db", "--replicas=2")
+			c.robustOK("rollout", "status", "statefulset/db", "--timeout=10m")
+		}},
 	}
 }
 
