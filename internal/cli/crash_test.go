@@ -107,9 +107,15 @@ func TestKillDuringApplyAndClockAdvance(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Up to half as long again as an uninterrupted run: kills
-		// before, during and sometimes after the commit.
-		delay := time.Duration(rng.Int64N(int64(took)*3/2 + 1))
+		// Up to half as long again as an uninterrupted run (twice for a
+		// clock advance, which commits at its end and slows down as Jobs
+		// and restarts pile up): kills before, during and sometimes after
+		// the commit.
+		span := int64(took) * 3 / 2
+		if !apply {
+			span = int64(took) * 2
+		}
+		delay := time.Duration(rng.Int64N(span + 1))
 		time.Sleep(delay)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		err := cmd.Wait()
