@@ -4,8 +4,9 @@
 // and that the runner of package sim drives on the virtual clock.
 //
 // A controller sees only a cluster.Interface and the cluster time it is
-// given; it keeps no state between calls, so that the same objects and the
-// same time always give the same writes.
+// given; what it keeps between calls (an Incremental controller's indexes,
+// caches of what it read) changes nothing it writes, so that the same
+// objects and the same time always give the same writes.
 package controller
 
 import (

@@ -41,8 +41,22 @@
 //
 // # Determinism
 //
-// Controllers keep no state between syncs and run in a fixed order, so the
-// same objects and the same steps of the clock give the same writes.
+// Controllers run in a fixed order and what they remember between syncs
+// changes nothing they write, so the same objects and the same steps of
+// the clock give the same writes.
+//
+// # Following the writes
+//
+// The list cache sees every write of the controllers (and the objects a
+// cascading deletion removed, from the store's batch): an incremental
+// controller (controller.Incremental) is given the objects written since
+// its last sync instead of syncing everything, so that a round costs what
+// changed, not the number of objects (the kubelet visits the pods written
+// and those with work due, the garbage collector checks the dependents
+// written). Any write the runner did not see (a command's own, another
+// process's) or a rollback starts a new feed: the next sync of every
+// controller is a full one, which rebuilds what it remembers from the
+// stored objects alone.
 package sim
 
 import (
@@ -206,7 +220,7 @@ func (r *Runner) maxWork() int {
 // rollout of thousands of pods in one wait, while a wait on controllers
 // that never converge still answers within a few seconds of work (the
 // rest goes on with the next command).
-const WaitFactor = 10
+const WaitFactor = 7
 
 func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
 
