@@ -84,15 +84,17 @@ import (
 const DefaultMaxRounds = 20
 
 // DefaultMaxWork is how much work one call of the Runner does at most: a
-// unit per write, per round, per 32 objects the controllers list from the
-// store and per 1,024 the list cache serves (a few seconds of work at
+// unit per write, per round, per 32 objects the controllers list, and per
+// 1,024 Pods or Events the list cache serves (a few seconds of work at
 // most; a caller that wrote much gives more, see MaxWork).
 const DefaultMaxWork = 20_000
 
-// listedPerUnit is how many listed objects make a unit of work, when
-// they are read from the store (decoded); cachedPerUnit, when the list
-// cache serves them (a copy of a slice, and what the controller does with
-// each object it did not remember).
+// listedPerUnit is how many listed objects make a unit of work;
+// cachedPerUnit, for Pods and Events that the list cache serves: the kinds
+// whose numbers grow with a workload, which the controllers that list them
+// every round only look up (the ReplicaSet controller remembers what it
+// read of each pod object, the others check a field), while the objects
+// of other kinds cost each a sync of their own.
 const (
 	listedPerUnit = 32
 	cachedPerUnit = 1024
@@ -770,7 +772,8 @@ type counting struct {
 
 func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
 	cc, _ := c.Interface.(*cachedCluster)
-	cached := cc != nil && len(opts) == 0 && cc.lc.kinds[gvk] != nil
+	cached := cc != nil && len(opts) == 0 && cc.lc.kinds[gvk] != nil &&
+		gvk.Group == "" && (gvk.Kind == "Pod" || gvk.Kind == "Event")
 	l, err := c.Interface.List(ctx, gvk, opts...)
 	switch {
 	case l == nil:
