@@ -84,20 +84,24 @@ import (
 const DefaultMaxRounds = 20
 
 // DefaultMaxWork is how much work one call of the Runner does at most: a
-// unit per write, per round, per 32 objects the controllers list, and per
-// 1,024 Pods or Events the list cache serves (a few seconds of work at
-// most; a caller that wrote much gives more, see MaxWork).
+// unit per write, per round, per 8 objects the controllers list, per 32
+// Pods or Events read from the store and per 1,024 the list cache serves
+// (a few seconds of work at most; a caller that wrote much gives more, see
+// MaxWork).
 const DefaultMaxWork = 20_000
 
-// listedPerUnit is how many listed objects make a unit of work;
-// cachedPerUnit, for Pods and Events that the list cache serves: the kinds
-// whose numbers grow with a workload, which the controllers that list them
-// every round only look up (the ReplicaSet controller remembers what it
-// read of each pod object, the others check a field), while the objects
-// of other kinds cost each a sync of their own.
+// listedPerUnit is how many listed Pods or Events make a unit of work;
+// cachedPerUnit, for those the list cache serves; otherPerUnit, for
+// objects of other kinds. Pods and Events are the kinds whose numbers grow
+// with a workload, and the controllers that list them every round only
+// look them up (the ReplicaSet controller remembers what it read of each
+// pod object, the others check a field), while an object of another kind
+// (a ReplicaSet, a Service) costs a sync of its own in each controller
+// that lists it.
 const (
 	listedPerUnit = 32
 	cachedPerUnit = 1024
+	otherPerUnit  = 8
 )
 
 // DefaultCatchUp is the window of a long catch-up run in full at each end:
@@ -669,7 +673,7 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 			r.synced[i] = feedPos{}
 		}
 		writes = w.writes
-		r.work += w.writes + w.listed/listedPerUnit + w.cached/cachedPerUnit
+		r.work += w.writes + w.listed/listedPerUnit + w.cached/cachedPerUnit + w.other/otherPerUnit
 	}()
 	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && !FullSyncs {
 		changed := f.since(last.pos)
@@ -766,17 +770,20 @@ func fieldManager(ctrl controller.Controller) string {
 type counting struct {
 	cluster.Interface
 	manager string
-	// listed: objects listed from the store; cached: from the list cache.
-	writes, listed, cached int
+	// listed: Pods and Events listed from the store; cached: from the
+	// list cache; other: objects of other kinds.
+	writes, listed, cached, other int
 }
 
 func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
 	cc, _ := c.Interface.(*cachedCluster)
-	cached := cc != nil && len(opts) == 0 && cc.lc.kinds[gvk] != nil &&
-		gvk.Group == "" && (gvk.Kind == "Pod" || gvk.Kind == "Event")
+	grows := gvk.Group == "" && (gvk.Kind == "Pod" || gvk.Kind == "Event")
+	cached := cc != nil && len(opts) == 0 && cc.lc.kinds[gvk] != nil
 	l, err := c.Interface.List(ctx, gvk, opts...)
 	switch {
 	case l == nil:
+	case !grows:
+		c.other += len(l.Items)
 	case cached:
 		c.cached += len(l.Items)
 	default:
