@@ -570,17 +570,23 @@ func (s *syncer) updatePods(ctx context.Context, currentRev, updateRev map[strin
 		}
 	}
 	currentReplicas := kobj.IntOr(s.set, 0, "status", "currentReplicas")
-	for ord := start; ord <= end; ord++ {
-		if replicas[ord-start] == nil {
-			replicas[ord-start] = s.newVersionedPod(currentSet, updateSet, kobj.Name(currentRev), kobj.Name(updateRev), ord, currentReplicas)
+	// The pods not created yet are made when the sync reaches them (a
+	// sync creates a burst at most: a set of 100,000 replicas does not
+	// build 100,000 pods in every sync); nil until then.
+	materialize := func(i int) map[string]any {
+		if replicas[i] == nil {
+			replicas[i] = s.newVersionedPod(currentSet, updateSet, kobj.Name(currentRev), kobj.Name(updateRev), start+i, currentReplicas)
 		}
+		return replicas[i]
 	}
 	sort.SliceStable(condemned, func(i, j int) bool { return ordinalOf(condemned[i]) > ordinalOf(condemned[j]) })
 
 	var firstUnavailable map[string]any
-	for _, p := range replicas {
-		if s.unavailable(p) && firstUnavailable == nil {
-			firstUnavailable = p
+	for i, p := range replicas {
+		// (A pod not created yet is unavailable.)
+		if p == nil || s.unavailable(p) {
+			firstUnavailable = materialize(i)
+			break
 		}
 	}
 	for i := len(condemned) - 1; i >= 0; i-- {
@@ -613,6 +619,7 @@ func (s *syncer) updatePods(ctx context.Context, currentRev, updateRev map[strin
 			s.requeueAt(s.now.Add(time.Second))
 			return done(nil)
 		}
+		materialize(i)
 		exit, err := s.processReplica(ctx, updateSet, monotonic, replicas, i)
 		if err != nil {
 			if monotonic {
