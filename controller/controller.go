@@ -76,7 +76,8 @@ type Key struct {
 // whichever the runner calls. What a controller keeps in memory between
 // the calls (indexes, due times) must be rebuilt by Sync from the stored
 // objects alone, so that a new process (or a Reset after a rollback)
-// starts again from Sync.
+// starts again from Sync. One runner drives a controller value: two
+// runners must not share one that remembers.
 type Incremental interface {
 	Controller
 	SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []Key) (Result, error)

@@ -84,3 +84,22 @@ func TestIncrementalGetsTheWrites(t *testing.T) {
 		t.Errorf("after a write the runner did not see: %q, want a full Sync", calls)
 	}
 }
+
+// A controller put in the place of another one gets a full Sync first.
+func TestIncrementalNewControllerSyncsFully(t *testing.T) {
+	ctx := context.Background()
+	st, clk := open(t)
+	var syncs int
+	var a, b []string
+	r := sim.New(st, clk, writer{&syncs}, &follower{&a})
+	if _, err := r.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.Controllers[1] = &follower{&b}
+	if err := r.Advance(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(b) == 0 || b[0] != "Sync" {
+		t.Errorf("the new controller's calls: %q, want a full Sync first", b)
+	}
+}

@@ -64,6 +64,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"time"
@@ -155,10 +156,26 @@ type Runner struct {
 	synced []feedPos
 }
 
-// feedPos is a position in the list cache's feed of writes.
+// feedPos is a position in the list cache's feed of writes, and the
+// controller whose sync began there.
 type feedPos struct {
 	epoch, pos int
 	ok         bool
+	ctrl       controller.Controller
+}
+
+// same reports whether a and b are the same controller (of a type that
+// cannot be compared, the same type: such a controller remembers nothing
+// of its own between syncs).
+func same(a, b controller.Controller) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	if ta != tb {
+		return false
+	}
+	if !ta.Comparable() {
+		return true
+	}
+	return a == b
 }
 
 // New returns a Runner of ctrls on c and clk.
@@ -664,7 +681,7 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 	f := &r.cache.feed
 	last := r.synced[i]
 	_, following := c.(*cachedCluster)
-	r.synced[i] = feedPos{epoch: f.epoch, pos: f.end(), ok: following}
+	r.synced[i] = feedPos{epoch: f.epoch, pos: f.end(), ok: following, ctrl: ctrl}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: stack()}
@@ -675,7 +692,7 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 		writes = w.writes
 		r.work += w.writes + w.listed/listedPerUnit + w.cached/cachedPerUnit + w.other/otherPerUnit
 	}()
-	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && !FullSyncs {
+	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && same(last.ctrl, ctrl) && !FullSyncs {
 		changed := f.since(last.pos)
 		w.listed += len(changed)
 		out, err = inc.SyncChanged(ctx, w, now, changed)
