@@ -155,22 +155,28 @@ func (m *memo) popDue(now time.Time, visit map[podKey]bool) {
 }
 
 // ipCounter is the counter of a pod address handed out by ipAllocator
-// (10.244.x.y: x*256+y); -1 for another address.
+// (see podIP); -1 for another address.
 func ipCounter(ip string) int {
-	rest, ok := strings.CutPrefix(ip, "10.244.")
-	if !ok {
+	var o [4]int
+	for i := range o {
+		part := ip
+		if i < 3 {
+			var ok bool
+			part, ip, ok = strings.Cut(ip, ".")
+			if !ok {
+				return -1
+			}
+		}
+		v, err := strconv.Atoi(part)
+		if err != nil || v < 0 || v > 255 {
+			return -1
+		}
+		o[i] = v
+	}
+	if o[0] != 10 || o[1] < 244 || o[1] > 247 {
 		return -1
 	}
-	a, b, ok := strings.Cut(rest, ".")
-	if !ok {
-		return -1
-	}
-	x, err1 := strconv.Atoi(a)
-	y, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || y < 0 || y > 255 || x < 0 {
-		return -1
-	}
-	return x*256 + y
+	return (o[1]-244)<<16 | o[2]<<8 | o[3]
 }
 
 // SyncChanged is Sync for the pods written since the last sync and those

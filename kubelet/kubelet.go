@@ -40,12 +40,23 @@ import (
 )
 
 // NodeName is the name of the one node; HostIP its address. Pods get
-// addresses from PodCIDR, in order: 10.244.0.2, 10.244.0.3, ...
+// addresses from PodCIDR, in order: 10.244.0.2, 10.244.0.3, ...,
+// 10.244.1.1, ... (the .0 and .255 of every /24 are left out); the range
+// holds a quarter of a million pods, far more than a real node's, so that
+// the simulated node runs whatever the controllers make.
 const (
 	NodeName = "konverge-node"
 	HostIP   = "172.18.0.2"
-	PodCIDR  = "10.244.0.0/16"
+	PodCIDR  = "10.244.0.0/14"
 )
+
+// podIPs is how many counters PodCIDR has (10.244.0.0 to 10.247.255.255).
+const podIPs = 4 << 16
+
+// podIP is the address of counter n, 0 <= n < podIPs.
+func podIP(n int) string {
+	return "10." + strconv.Itoa(244+n>>16) + "." + strconv.Itoa(n>>8&255) + "." + strconv.Itoa(n&255)
+}
 
 var (
 	podGVK  = schema.GVK{Version: "v1", Kind: "Pod"}
@@ -515,8 +526,13 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	} else if ip == "" {
 		ip = ips.next()
 	}
-	st["podIP"] = ip
-	st["podIPs"] = []any{map[string]any{"ip": ip}}
+	if ip != "" {
+		st["podIP"] = ip
+		st["podIPs"] = []any{map[string]any{"ip": ip}}
+	} else {
+		delete(st, "podIP")
+		delete(st, "podIPs")
+	}
 	st["startTime"] = start.UTC().Format(time.RFC3339)
 	if len(inits) > 0 {
 		st["initContainerStatuses"] = initStatuses
@@ -786,10 +802,15 @@ func (a *ipAllocator) next() string {
 	}
 	for {
 		a.n++
+		if a.n >= podIPs {
+			// Every address is taken: the pod runs without one.
+			a.n = podIPs
+			return ""
+		}
 		if a.n%256 == 0 || a.n%256 == 255 {
 			continue
 		}
-		ip := "10.244." + strconv.Itoa(a.n/256) + "." + strconv.Itoa(a.n%256)
+		ip := podIP(a.n)
 		if !a.used[ip] && (a.memo == nil || a.memo.used[ip] == 0) {
 			a.used[ip] = true
 			if a.first == 0 {
