@@ -1,6 +1,10 @@
 package cluster
 
-import "github.com/konverge/konverge/apimeta"
+import (
+	"errors"
+
+	"github.com/konverge/konverge/apimeta"
+)
 
 // The API's errors, defined in package apimeta (so that packages below
 // cluster, such as kinds and validate, can report them).
@@ -31,6 +35,13 @@ const (
 
 // ReasonOf returns the Reason of a *StatusError in err's chain, or "".
 func ReasonOf(err error) Reason { return apimeta.ReasonOf(err) }
+
+// IsStatus reports an error of the API server (a *StatusError in err's
+// chain), as opposed to one of the caller or of the transport.
+func IsStatus(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se)
+}
 
 // IsNotFound reports a NotFound error.
 func IsNotFound(err error) bool { return apimeta.IsNotFound(err) }

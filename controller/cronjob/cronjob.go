@@ -85,18 +85,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		s := &syncer{c: c, now: now, cj: cj, jobs: byOwner[kobj.UID(cj)]}
 		err = s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue, Scheduled: s.requeue})
-		switch {
-		case err != nil && isAPIError(err):
-			// What the API refused is an Event already (FailedCreate
-			// "Error creating job: ..."), as upstream records it: retried
-			// after the back-off of its count.
-			retry, rerr := event.RetryAfter(ctx, c, cj, Component, now, err)
-			if rerr != nil {
-				return res, fmt.Errorf("cronjob: %w", rerr)
-			}
-			res = res.Merge(controller.Result{RequeueAt: retry})
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(cj), kobj.Name(cj), err))
+		retry, failure, rerr := event.AfterSync(ctx, c, cj, Component, now, err)
+		if rerr != nil {
+			return res, fmt.Errorf("cronjob: %w", rerr)
+		}
+		res = res.Merge(controller.Result{RequeueAt: retry})
+		if failure != nil {
+			errs = append(errs, failure)
 		}
 	}
 	if len(errs) > 0 {
@@ -580,11 +575,4 @@ func (s *syncer) nextWake(sched cron.Schedule) time.Time {
 		return time.Time{}
 	}
 	return next.Add(nextScheduleDelta)
-}
-
-// isAPIError tells a refusal of the API server (an error the real
-// controller retries with back-off) from a failure of the controller.
-func isAPIError(err error) bool {
-	var se *cluster.StatusError
-	return errors.As(err, &se)
 }

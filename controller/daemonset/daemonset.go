@@ -97,18 +97,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		s := &syncer{world: w, ds: ds}
 		err = s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		switch {
-		case err != nil && isAPIError(err):
-			// What the API refused is an Event already (FailedCreate,
-			// FailedDelete), as upstream records it: retried after the
-			// back-off of its count.
-			retry, rerr := event.RetryAfter(ctx, c, ds, Component, now, err)
-			if rerr != nil {
-				return res, fmt.Errorf("daemonset: %w", rerr)
-			}
-			res = res.Merge(controller.Result{RequeueAt: retry})
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(ds), kobj.Name(ds), err))
+		retry, failure, rerr := event.AfterSync(ctx, c, ds, Component, now, err)
+		if rerr != nil {
+			return res, fmt.Errorf("daemonset: %w", rerr)
+		}
+		res = res.Merge(controller.Result{RequeueAt: retry})
+		if failure != nil {
+			errs = append(errs, failure)
 		}
 	}
 	if len(errs) > 0 {
@@ -993,11 +988,4 @@ func (s *syncer) cleanupHistory(ctx context.Context, old, pods []map[string]any)
 		kill--
 	}
 	return nil
-}
-
-// isAPIError tells a refusal of the API server (an error the real
-// controller retries with back-off) from a failure of the controller.
-func isAPIError(err error) bool {
-	var se *cluster.StatusError
-	return errors.As(err, &se)
 }

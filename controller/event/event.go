@@ -568,6 +568,23 @@ func RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]an
 	return retry, nil
 }
 
+// AfterSync sorts out how a controller's sync of involved at now ended
+// with err: nil, nothing; a refusal of the API server, which the
+// controller's Events record already (FailedCreate, FailedDelete, ...) as
+// upstream records it, is retried at RetryAfter (requeue); any other
+// error is the controller's own failure, named by the object (failure).
+// rerr is an error reading the Events.
+func AfterSync(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (requeue time.Time, failure, rerr error) {
+	switch {
+	case err == nil:
+		return time.Time{}, nil, nil
+	case cluster.IsStatus(err):
+		requeue, rerr = RetryAfter(ctx, c, involved, component, now, err)
+		return requeue, nil, rerr
+	}
+	return time.Time{}, fmt.Errorf("%s/%s: %w", kobj.Namespace(involved), kobj.Name(involved), err), nil
+}
+
 func resourceVersion(obj map[string]any) uint64 {
 	n, _ := strconv.ParseUint(kobj.Str(obj, "metadata", "resourceVersion"), 10, 64)
 	return n

@@ -84,18 +84,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		s := &syncer{world: w, job: j}
 		err := s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		switch {
-		case err != nil && isAPIError(err):
-			// What the API refused is an Event already (FailedCreate
-			// "Error creating: ..."), as upstream records it: manage
-			// retries after the back-off of its count.
-			retry, rerr := event.RetryAfter(ctx, c, j, Component, now, err)
-			if rerr != nil {
-				return res, fmt.Errorf("job: %w", rerr)
-			}
-			res = res.Merge(controller.Result{RequeueAt: retry})
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(j), kobj.Name(j), err))
+		retry, failure, rerr := event.AfterSync(ctx, c, j, Component, now, err)
+		if rerr != nil {
+			return res, fmt.Errorf("job: %w", rerr)
+		}
+		res = res.Merge(controller.Result{RequeueAt: retry})
+		if failure != nil {
+			errs = append(errs, failure)
 		}
 	}
 	// Orphans: pods with the finalizer whose Job is gone or finished.
@@ -1000,11 +995,4 @@ func backoffRemaining(failures int64, last, now time.Time) time.Duration {
 		return 0
 	}
 	return d - elapsed
-}
-
-// isAPIError tells a refusal of the API server (an error the real
-// controller retries with back-off) from a failure of the controller.
-func isAPIError(err error) bool {
-	var se *cluster.StatusError
-	return errors.As(err, &se)
 }

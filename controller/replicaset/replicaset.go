@@ -78,7 +78,7 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 	for _, rs := range rsList.Items {
 		r, err := syncOne(ctx, c, now, rs, idx)
 		res = res.Merge(r)
-		if err != nil && !isAPIError(err) {
+		if err != nil && !cluster.IsStatus(err) {
 			// What the API server refused is in the ReplicaSet's Events
 			// and status, and retried; anything else is a failure of the
 			// controller or the store.
@@ -89,12 +89,6 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 		return res, fmt.Errorf("replicaset: %w", joinErrs(errs))
 	}
 	return res, nil
-}
-
-// isAPIError reports an error the API server returned for a request.
-func isAPIError(err error) bool {
-	var se *cluster.StatusError
-	return errors.As(err, &se)
 }
 
 // podKey is a pod's namespace and name.
@@ -236,7 +230,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 			appendOnly = int64(len(active)) <= replicas
 			active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, len(owned), idx)
 			res.Changed = res.Changed || changed
-			if manageErr != nil && !isAPIError(manageErr) {
+			if manageErr != nil && !cluster.IsStatus(manageErr) {
 				return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
 			}
 			if manageErr != nil || int64(len(active)) != replicas {
@@ -427,7 +421,7 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 				pod := newPod(rs, idx)
 				created, err := c.Create(ctx, pod)
 				if err != nil {
-					if !isAPIError(err) {
+					if !cluster.IsStatus(err) {
 						return active, changed, err
 					}
 					changed = true
@@ -458,7 +452,7 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 		for _, p := range victims[:min(diff, burstReplicas)] {
 			err := c.Delete(ctx, kobj.PodGVK, kobj.Namespace(p), kobj.Name(p), cluster.Preconditions{UID: kobj.UID(p)})
 			if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
-				if !isAPIError(err) {
+				if !cluster.IsStatus(err) {
 					return active, changed, err
 				}
 				changed = true

@@ -90,18 +90,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		s := &syncer{world: w, set: set}
 		err = s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		switch {
-		case err != nil && isAPIError(err):
-			// What the API refused is an Event already (FailedCreate,
-			// ...), as upstream records it: retried after the back-off
-			// of its count.
-			retry, rerr := event.RetryAfter(ctx, c, set, Component, now, err)
-			if rerr != nil {
-				return res, fmt.Errorf("statefulset: %w", rerr)
-			}
-			res = res.Merge(controller.Result{RequeueAt: retry})
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(set), kobj.Name(set), err))
+		retry, failure, rerr := event.AfterSync(ctx, c, set, Component, now, err)
+		if rerr != nil {
+			return res, fmt.Errorf("statefulset: %w", rerr)
+		}
+		res = res.Merge(controller.Result{RequeueAt: retry})
+		if failure != nil {
+			errs = append(errs, failure)
 		}
 	}
 	if len(errs) > 0 {
@@ -1032,11 +1027,4 @@ func (s *syncer) truncateHistory(ctx context.Context, pods, revisions []map[stri
 		s.changed = true
 	}
 	return nil
-}
-
-// isAPIError tells a refusal of the API server (an error the real
-// controller retries with back-off) from a failure of the controller.
-func isAPIError(err error) bool {
-	var se *cluster.StatusError
-	return errors.As(err, &se)
 }
