@@ -127,10 +127,14 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 		ready := publishNotReady || svcpods.Ready(pod)
 		if len(ports) == 0 {
 			if kobj.Str(svc, "spec", "clusterIP") == "None" {
-				subsets = addSubset(subsets, epa, nil, ready)
+				subsets = addSubset(subsets, epa, []corev1.EndpointPort{}, ready)
 			}
 			continue
 		}
+		// Upstream adds a subset per port; one subset of all the pod's
+		// ports gives RepackSubsets the same (address, port) pairs in
+		// the same order, with one copy of the address.
+		var epps []corev1.EndpointPort
 		for i, p := range ports {
 			sp, _ := p.(map[string]any)
 			n, ok := svcpods.FindPort(pod, sp)
@@ -141,8 +145,10 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 			if proto == "" {
 				proto = "TCP"
 			}
-			epp := &corev1.EndpointPort{Name: kobj.Str(sp, "name"), Port: int32(n), Protocol: corev1.Protocol(proto), AppProtocol: appProtocols[i]}
-			subsets = addSubset(subsets, epa, epp, ready)
+			epps = append(epps, corev1.EndpointPort{Name: kobj.Str(sp, "name"), Port: int32(n), Protocol: corev1.Protocol(proto), AppProtocol: appProtocols[i]})
+		}
+		if len(epps) > 0 {
+			subsets = addSubset(subsets, epa, epps, ready)
 		}
 	}
 	subsets = svcpods.RepackSubsets(subsets)
@@ -218,11 +224,8 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 	return true, nil
 }
 
-func addSubset(subsets []corev1.EndpointSubset, epa corev1.EndpointAddress, epp *corev1.EndpointPort, ready bool) []corev1.EndpointSubset {
-	ports := []corev1.EndpointPort{}
-	if epp != nil {
-		ports = append(ports, *epp)
-	}
+// addSubset adds a subset of one address and its ports.
+func addSubset(subsets []corev1.EndpointSubset, epa corev1.EndpointAddress, ports []corev1.EndpointPort, ready bool) []corev1.EndpointSubset {
 	if ready {
 		return append(subsets, corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{epa}, Ports: ports})
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -175,12 +176,26 @@ func (r *reconciler) reconcileByAddressType(pods, existing []map[string]any, add
 	want := map[string]*desired{}
 	var order []string
 	publishNotReady := kobj.Bool(r.svc, "spec", "publishNotReadyAddresses")
+	// When no port names its target, every pod has the same ports: they
+	// are worked out once.
+	same := r.podIndependentPorts()
+	var samePorts []any
+	var sameKey string
 	for _, pod := range pods {
 		if !svcpods.ShouldPodBeInEndpoints(pod, true) {
 			continue
 		}
-		ports := r.endpointPorts(pod)
-		k := portKey(ports)
+		var ports []any
+		var k string
+		if same && samePorts != nil {
+			ports, k = samePorts, sameKey
+		} else {
+			ports = r.endpointPorts(pod)
+			k = portKey(ports)
+			if same {
+				samePorts, sameKey = ports, k
+			}
+		}
 		d := want[k]
 		if d == nil {
 			d = &desired{ports: sortPorts(ports), byHash: map[string]map[string]any{}}
@@ -512,6 +527,18 @@ func (r *reconciler) endpointPorts(pod map[string]any) []any {
 	return out
 }
 
+// podIndependentPorts reports whether no port of the Service names its
+// target port: then endpointPorts is the same for every pod.
+func (r *reconciler) podIndependentPorts() bool {
+	for _, p := range kobj.Slice(r.svc, "spec", "ports") {
+		pm, _ := p.(map[string]any)
+		if _, ok := pm["targetPort"].(string); ok {
+			return false
+		}
+	}
+	return true
+}
+
 // podToEndpoint is upstream's.
 func (r *reconciler) podToEndpoint(pod, node map[string]any, v6 bool) map[string]any {
 	serving := svcpods.Ready(pod)
@@ -575,14 +602,46 @@ func addressTypes(svc map[string]any) map[string]bool {
 
 // portKey identifies a set of ports whatever their order.
 func portKey(ports []any) string {
-	var keys []string
+	keys := make([]string, 0, len(ports))
 	for _, p := range ports {
 		pm, _ := p.(map[string]any)
-		b, _ := json.Marshal(pm)
-		keys = append(keys, string(b))
+		keys = append(keys, onePortKey(pm))
 	}
 	sort.Strings(keys)
 	return strings.Join(keys, ";")
+}
+
+// portFields are the fields of an EndpointPort.
+var portFields = [...]string{"name", "port", "protocol", "appProtocol"}
+
+// onePortKey identifies one port: its fields, each quoted or absent
+// ("-"); its JSON when it has fields an EndpointPort has not.
+func onePortKey(pm map[string]any) string {
+	var b strings.Builder
+	n := 0
+	for _, f := range portFields {
+		v, ok := pm[f]
+		if !ok {
+			b.WriteString("-,")
+			continue
+		}
+		n++
+		switch x := v.(type) {
+		case string:
+			b.WriteString(strconv.Quote(x))
+		case int64:
+			b.WriteString(strconv.FormatInt(x, 10))
+		default:
+			j, _ := json.Marshal(x)
+			b.Write(j)
+		}
+		b.WriteByte(',')
+	}
+	if n != len(pm) {
+		j, _ := json.Marshal(pm)
+		return string(j)
+	}
+	return b.String()
 }
 
 // sortPorts orders ports as upstream's NewPortMapKey leaves them: by the

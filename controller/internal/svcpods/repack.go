@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -68,18 +70,25 @@ func RepackSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
 	}
 	var groups []*group
 	byKey := map[string]*group{}
+	// ids are "IP/uid/" of each address, made once.
+	ids := make(map[*corev1.EndpointAddress]string, len(allAddrs))
 	for _, port := range portOrder {
 		addrs := portAddrs[port]
-		var keys []string
+		keys := make([]string, 0, len(addrs))
 		for a, ready := range addrs {
-			var uid types.UID
-			if a.TargetRef != nil {
-				uid = a.TargetRef.UID
+			id, ok := ids[a]
+			if !ok {
+				var uid types.UID
+				if a.TargetRef != nil {
+					uid = a.TargetRef.UID
+				}
+				id = a.IP + "/" + string(uid) + "/"
+				ids[a] = id
 			}
-			keys = append(keys, fmt.Sprintf("%s/%s/%v", a.IP, uid, ready))
+			keys = append(keys, id+strconv.FormatBool(ready))
 		}
 		sort.Strings(keys)
-		key := fmt.Sprint(keys)
+		key := strings.Join(keys, " ")
 		g := byKey[key]
 		if g == nil {
 			g = &group{addrs: addrs}
