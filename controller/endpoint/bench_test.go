@@ -11,8 +11,7 @@ import (
 // BenchmarkManyPorts is one sync of each controller for a Service of 100
 // ports over 3,000 ready pods, after one pod changed.
 func BenchmarkManyPorts(b *testing.B) {
-	t := &testing.T{}
-	e := newEnv(t)
+	e := newEnv(b)
 	for i := 0; i < 3000; i++ {
 		e.pod(fmt.Sprintf("p%d", i), fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), true, "Running")
 	}

@@ -22,7 +22,7 @@ var (
 )
 
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	clk *clock.Clock
 	s   *local.Store
@@ -30,7 +30,7 @@ type env struct {
 	w cluster.Interface
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	clk := clock.New(clock.Manual, clock.Epoch)
 	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
