@@ -212,7 +212,11 @@ func printApplied(out, errOut io.Writer, results []apply.Result, format string, 
 				applied[i] = stripManagedFields(obj)
 			}
 		}
-		if err := p.PrintObject(out, appliedList(applied)); err != nil {
+		list, err := appliedList(applied)
+		if err != nil {
+			return err
+		}
+		if err := p.PrintObject(out, list); err != nil {
 			return err
 		}
 	}
@@ -226,7 +230,7 @@ func printApplied(out, errOut io.Writer, results []apply.Result, format string, 
 
 // appliedList is the List kubectl apply prints several objects in: its
 // own fields in their declared order (kind first), the items as decoded.
-func appliedList(items []any) printer.Raw {
+func appliedList(items []any) (printer.Raw, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"kind":"List","apiVersion":"v1","metadata":{},"items":[`)
 	for i, it := range items {
@@ -235,12 +239,12 @@ func appliedList(items []any) printer.Raw {
 		}
 		enc, err := value.Encode(it)
 		if err != nil {
-			enc = []byte("null")
+			return nil, fmt.Errorf("printing the applied objects: %w", err)
 		}
 		b.Write(enc)
 	}
 	b.WriteString("]}")
-	return printer.Raw(b.Bytes())
+	return printer.Raw(b.Bytes()), nil
 }
 
 // writeFormatsUsage is the help of -o of the commands that write the
