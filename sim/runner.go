@@ -854,15 +854,36 @@ func (c *counting) GetShared(ctx context.Context, gvk schema.GVK, namespace, nam
 }
 
 // EventsAbout passes the cache's index of Events on (see event.Index).
-func (c *counting) EventsAbout(ctx context.Context, namespace, uid string) ([]cluster.Object, error) {
+func (c *counting) EventsAbout(ctx context.Context, namespace, name, uid string) ([]cluster.Object, error) {
 	if x, ok := c.Interface.(event.Index); ok {
-		l, err := x.EventsAbout(ctx, namespace, uid)
+		l, err := x.EventsAbout(ctx, namespace, name, uid)
 		c.listed += len(l)
 		return l, err
 	}
-	l, err := c.List(ctx, schema.GVK{Version: "v1", Kind: "Event"})
+	l, err := c.List(ctx, eventGVK)
 	if err != nil {
 		return nil, err
 	}
-	return l.Items, nil
+	var out []cluster.Object
+	for _, e := range l.Items {
+		if k := keyOf(e); k.namespace == namespace && strings.HasPrefix(k.name, name+".") && involvedUID(e) == uid {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// EventNames passes the store's names of Events on (see event.Index).
+func (c *counting) EventNames(ctx context.Context, fn func(namespace, name string) error) error {
+	x, ok := c.Interface.(event.Index)
+	if !ok {
+		return listNames(ctx, c, fn)
+	}
+	n := 0
+	err := x.EventNames(ctx, func(namespace, name string) error {
+		n++
+		return fn(namespace, name)
+	})
+	c.cached += n
+	return err
 }

@@ -80,11 +80,37 @@ func DecodeObject(data []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return asObject(v)
+}
+
+func asObject(v any) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, &SyntaxError{Offset: 0, Msg: fmt.Sprintf("expected an object, got %s", TypeName(v))}
 	}
 	return m, nil
+}
+
+// DecodeObjectWithout is DecodeObject leaving out the member inner of the
+// document's member outer when that is an object ("metadata",
+// "managedFields"): the member is passed over without being decoded, which
+// costs a fraction of decoding it, and its text is only checked for
+// well-formed strings and balanced nesting.
+func DecodeObjectWithout(data []byte, outer, inner string) (map[string]any, error) {
+	d := decoderPool.Get().(*decoder)
+	defer d.release()
+	d.data = data
+	d.skipOuter, d.skipInner = outer, inner
+	d.skipSpace()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.errorf("unexpected %s after the document", quoteByte(d.data[d.pos]))
+	}
+	return asObject(v)
 }
 
 type kv struct {
@@ -106,6 +132,12 @@ type decoder struct {
 
 	// The lengths the stacks reached, up to which release clears them.
 	hiPairs, hiElems int
+
+	// skipOuter and skipInner name the member left out (see
+	// DecodeObjectWithout); inOuter is set while the document's member
+	// skipOuter is decoded.
+	skipOuter, skipInner string
+	inOuter              bool
 
 	// boxes caches the string values boxed into an any, so that a string
 	// repeated in the document ("TCP", a volume name) is boxed, an
@@ -250,11 +282,27 @@ func (d *decoder) object(depth int) (any, error) {
 		}
 		d.pos++
 		d.skipSpace()
-		v, err := d.value(depth)
+		skip := false
+		var v any
+		switch {
+		case d.skipInner == "":
+			v, err = d.value(depth)
+		case depth == 1 && k == d.skipOuter:
+			d.inOuter = true
+			v, err = d.value(depth)
+			d.inOuter = false
+		case depth == 2 && d.inOuter && k == d.skipInner:
+			skip = true
+			err = d.skipValue(depth)
+		default:
+			v, err = d.value(depth)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if m != nil {
+		if skip {
+			// Left out.
+		} else if m != nil {
 			m[k] = v
 		} else {
 			d.pairs = append(d.pairs, kv{k, v})
@@ -281,6 +329,64 @@ func (d *decoder) object(depth int) (any, error) {
 		m = d.popPairs(base, 0)
 	}
 	return m, nil
+}
+
+// skipValue moves past one value without decoding it: scalars are read as
+// usual, objects and arrays are scanned for their end (strings skipped as
+// strings, nesting counted).
+func (d *decoder) skipValue(depth int) error {
+	if d.pos >= len(d.data) {
+		return d.errorf("unexpected end of input")
+	}
+	if c := d.data[d.pos]; c != '{' && c != '[' {
+		_, err := d.value(depth)
+		return err
+	}
+	nest := 0
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case '"':
+			if err := d.skipString(); err != nil {
+				return err
+			}
+			continue
+		case '{', '[':
+			nest++
+			if depth+nest > MaxDepth {
+				return d.errorf("document nested deeper than %d levels", MaxDepth)
+			}
+		case '}', ']':
+			nest--
+			if nest == 0 {
+				d.pos++
+				return nil
+			}
+		}
+		d.pos++
+	}
+	return d.errorf("unexpected end of input")
+}
+
+// skipString moves past the string starting at the opening quote.
+func (d *decoder) skipString() error {
+	d.pos++ // "
+	for {
+		d.pos = plainRun(d.data, d.pos)
+		if d.pos >= len(d.data) {
+			return d.errorf("unterminated string")
+		}
+		switch c := d.data[d.pos]; {
+		case c == '"':
+			d.pos++
+			return nil
+		case c == '\\':
+			d.pos += 2
+		case c < 0x20:
+			return d.errorf("control character in string")
+		default:
+			d.pos++
+		}
+	}
 }
 
 // popPairs moves the members from base up into a new map.

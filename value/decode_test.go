@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,6 +252,56 @@ func TestDecodeObject(t *testing.T) {
 		var se *value.SyntaxError
 		if !errors.As(err, &se) || se.Msg != msg || v != nil {
 			t.Errorf("DecodeObject(%s) = %v, %v; want a SyntaxError %q", in, v, err, msg)
+		}
+	}
+}
+
+func TestDecodeObjectWithout(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"metadata":{"name":"a","managedFields":[{"f:x":{"\"}]":{}}},"a\u00e9"]},"spec":{"managedFields":1}}`,
+			`{"metadata":{"name":"a"},"spec":{"managedFields":1}}`},
+		{`{"metadata":{"managedFields":null,"x":[{"managedFields":2}]}}`, `{"metadata":{"x":[{"managedFields":2}]}}`},
+		{`{"metadata":[{"managedFields":2}],"managedFields":3}`, `{"metadata":[{"managedFields":2}],"managedFields":3}`},
+		{`{"metadata":{"managedFields":"x"}, "kind":"Pod"}`, `{"metadata":{},"kind":"Pod"}`},
+		{`{"metadata":{ "managedFields" : [ ] }}`, `{"metadata":{}}`},
+	} {
+		got, err := value.DecodeObjectWithout([]byte(c.in), "metadata", "managedFields")
+		want, _ := value.DecodeObject([]byte(c.want))
+		if err != nil || !value.Equal(got, want) {
+			t.Errorf("DecodeObjectWithout(%s) = %v, %v; want %v", c.in, got, err, want)
+		}
+	}
+	raw, err := os.ReadFile("testdata/deployment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := value.DecodeObject(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := value.DecodeObjectWithout(raw, "metadata", "managedFields")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := full["metadata"].(map[string]any)
+	if _, ok := md["managedFields"]; !ok {
+		t.Fatal("testdata/deployment.json has no managedFields")
+	}
+	delete(md, "managedFields")
+	if !value.Equal(lean, full) {
+		t.Errorf("DecodeObjectWithout differs from DecodeObject less managedFields")
+	}
+	for _, in := range []string{
+		`{"metadata":{"managedFields":[{"a":"b}]}}`,
+		`{"metadata":{"managedFields":[{"a":1}`,
+		`{"metadata":{"managedFields":` + strings.Repeat("[", value.MaxDepth) + strings.Repeat("]", value.MaxDepth) + `}}`,
+		`{"metadata":{"managedFields":""}}`,
+		`{"metadata":{"managedFields":tru}}`,
+		`{"metadata":{"managedFields":[]}} x`,
+		`[]`,
+	} {
+		if v, err := value.DecodeObjectWithout([]byte(in), "metadata", "managedFields"); err == nil {
+			t.Errorf("DecodeObjectWithout(%.60s) = %v, want an error", in, v)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 
 	"github.com/konverge/konverge/internal/cli"
@@ -17,6 +18,11 @@ import (
 // file, makes the command write a CPU profile of itself there (go tool
 // pprof reads it).
 const envCPUProfile = "KONVERGE_CPUPROFILE"
+
+// envMemProfile names the environment variable that, when it names a
+// file, makes the command write a heap profile there as it ends: every
+// allocation of the command (go tool pprof -sample_index=alloc_space).
+const envMemProfile = "KONVERGE_MEMPROFILE"
 
 func main() {
 	err := run()
@@ -46,6 +52,19 @@ func run() error {
 		}
 		defer f.Close()
 		defer pprof.StopCPUProfile()
+	}
+	if path := os.Getenv(envMemProfile); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", envMemProfile, err)
+		}
+		defer func() {
+			runtime.GC() // the profile counts what was allocated up to here
+			if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(os.Stderr, "warning: %s: %v\n", envMemProfile, err)
+			}
+			f.Close()
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -210,24 +210,38 @@ const (
 	combinedPrefix     = "(combined from similar events): "
 )
 
-// Index is what a cluster.Interface can offer to find the Events about
-// one object without listing them all (the embedded cluster's controller
-// runner does): the Events of namespace whose involvedObject.uid is uid.
+// Index is what a cluster.Interface can offer to read Events without
+// listing them all (the embedded cluster's controller runner does).
 type Index interface {
-	EventsAbout(ctx context.Context, namespace, uid string) ([]cluster.Object, error)
+	// EventsAbout returns the Events of namespace about the object name
+	// (any kind) whose uid is uid, among those named after it
+	// ("<name>.<suffix>", as Emit names them), in name order.
+	EventsAbout(ctx context.Context, namespace, name, uid string) ([]cluster.Object, error)
+	// EventNames calls fn with the namespace and name of every Event, in
+	// List order, without reading them; fn must not call the cluster.
+	EventNames(ctx context.Context, fn func(namespace, name string) error) error
 }
 
-// eventsAbout returns Events that include those about ev's object: from
-// the cluster's Index when it has one, else all of them.
+// eventsAbout returns Events that include those about ev's object that
+// are named after it (Events a user named otherwise are not the
+// recorder's: client-go's correlator knows only those it wrote): from the
+// cluster's Index when it has one, else from a List of all.
 func eventsAbout(ctx context.Context, c cluster.Interface, ns string, ev Event) ([]cluster.Object, error) {
+	name := kobj.Name(ev.Involved)
 	if x, ok := c.(Index); ok {
-		return x.EventsAbout(ctx, ns, kobj.UID(ev.Involved))
+		return x.EventsAbout(ctx, ns, name, kobj.UID(ev.Involved))
 	}
 	l, err := c.List(ctx, kobj.EventGVK)
 	if err != nil {
 		return nil, err
 	}
-	return l.Items, nil
+	var out []cluster.Object
+	for _, e := range l.Items {
+		if strings.HasPrefix(kobj.Name(e), name+".") {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // eventsOf returns the Events of ns about ev's object (and field path)

@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/schema"
 )
 
 type clock struct{ t time.Time }
@@ -87,6 +89,118 @@ func TestTTL(t *testing.T) {
 	}
 	if n := count(t0.Add(110 * time.Minute)); n != 0 {
 		t.Errorf("later: %d events", n)
+	}
+}
+
+// indexed offers event.Index over a batch of the store, counting the
+// Events read one by one.
+type indexed struct {
+	cluster.Interface
+	gets int
+}
+
+func (x *indexed) Get(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
+	x.gets++
+	return x.Interface.Get(ctx, gvk, namespace, name)
+}
+
+func (x *indexed) EventsAbout(ctx context.Context, namespace, name, uid string) ([]cluster.Object, error) {
+	l, _, err := local.BatchList(ctx, x.Interface, kobj.EventGVK, local.ReadOptions{Namespace: namespace, NamePrefix: name + "."})
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+func (x *indexed) EventNames(ctx context.Context, fn func(namespace, name string) error) error {
+	_, err := local.BatchNames(ctx, x.Interface, kobj.EventGVK, local.ReadOptions{}, fn)
+	return err
+}
+
+// The TTL controller reads only the Events whose name does not say they
+// live on, and deletes the same ones as from a List of all.
+func TestTTLReadsOnlyWhatMayHaveExpired(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &clock{t: t0}
+	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var tc event.TTLController
+	step := func(now time.Time, f func(c *indexed)) int {
+		clk.t = now
+		var gets int
+		err := s.Batch(ctx, func(c cluster.Interface) error {
+			x := &indexed{Interface: c}
+			if f != nil {
+				f(x)
+			}
+			x.gets = 0
+			if _, err := tc.Sync(ctx, x, now); err != nil {
+				return err
+			}
+			gets = x.gets
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gets
+	}
+	names := func() string {
+		l, err := s.List(ctx, kobj.EventGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range l.Items {
+			out = append(out, kobj.Name(e))
+		}
+		return strings.Join(out, " ")
+	}
+	pod := func(i int) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": fmt.Sprintf("p%d", i), "namespace": "default", "uid": fmt.Sprintf("u%d", i)}}
+	}
+	gets := step(t0, func(c *indexed) {
+		for i := range 20 {
+			if err := event.Record(ctx, c, t0, pod(i), event.Normal, "Started", "Started", "kubelet"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Named by a user: its name says nothing.
+		if _, err := c.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "mine", "namespace": "default"},
+			"involvedObject": map[string]any{"kind": "Pod", "name": "p0", "namespace": "default"}, "reason": "R", "lastTimestamp": kobj.FormatTime(t0)}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if gets != 1 {
+		t.Errorf("the first sync read %d Events, want 1 (the one a user named)", gets)
+	}
+	if gets := step(t0.Add(40*time.Minute), nil); gets != 0 {
+		t.Errorf("a sync before the first Event may expire read %d Events", gets)
+	}
+	// p1's Event is renewed at 50 minutes: its name is as old as the others.
+	if gets := step(t0.Add(50*time.Minute), func(c *indexed) {
+		if err := event.Record(ctx, c, t0.Add(50*time.Minute), pod(1), event.Normal, "Started", "Started", "kubelet"); err != nil {
+			t.Fatal(err)
+		}
+	}); gets != 0 {
+		t.Errorf("a sync before the first Event may expire read %d Events", gets)
+	}
+	if gets := step(t0.Add(time.Hour), nil); gets != 21 {
+		t.Errorf("a sync at the hour read %d Events, want 21", gets)
+	}
+	if got, want := names(), event.Name(pod(1), t0); got != want {
+		t.Errorf("after the hour: %s, want %s", got, want)
+	}
+	if gets := step(t0.Add(100*time.Minute), nil); gets != 0 {
+		t.Errorf("a sync before the renewed Event expires read %d Events", gets)
+	}
+	step(t0.Add(110*time.Minute), nil)
+	if got := names(); got != "" {
+		t.Errorf("later: %s", got)
 	}
 }
 

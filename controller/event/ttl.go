@@ -3,6 +3,8 @@ package event
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,8 +22,13 @@ const TTL = time.Hour
 // keeps the last hour of Events, not all of them. It asks for no time of
 // its own (an Event's expiry is no reason to wake the cluster): expired
 // Events go at the next sync, whatever causes it. It remembers, in
-// memory, when the first Event it saw expires, and does nothing before
+// memory, the earliest time an Event may expire, and does nothing before
 // (an Event written since expires later). The zero value is ready to use.
+//
+// It reads only the Events that may have expired: an Event named as Emit
+// names them (`<object>.<hex nanoseconds of its first occurrence>`) lives
+// at least an hour after that time, so its name alone says it cannot have
+// expired yet; the others are read.
 type TTLController struct {
 	mu   sync.Mutex
 	next time.Time
@@ -39,6 +46,11 @@ func (tc *TTLController) Reset() {
 	tc.next = time.Time{}
 }
 
+// nameSlack is how much earlier than the time its name carries an Event's
+// first occurrence may be recorded: its timestamps have whole seconds,
+// and a name taken moves to the next free nanoseconds.
+const nameSlack = 2 * time.Second
+
 // Sync deletes the expired Events.
 func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
@@ -50,22 +62,50 @@ func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time
 	if _, err := c.Mapper().ResourceFor(kobj.EventGVK); err != nil {
 		return res, nil
 	}
-	l, err := c.List(ctx, kobj.EventGVK)
+	var next time.Time
+	later := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	// The Events that may have expired: those whose name does not say
+	// they cannot have.
+	type key struct{ ns, name string }
+	var keys []key
+	err := eventNames(ctx, c, func(ns, name string) error {
+		if first, ok := nameTime(name); ok && !first.After(now) {
+			if expires := first.Add(TTL - nameSlack); expires.After(now) {
+				later(expires)
+				return nil
+			}
+		}
+		keys = append(keys, key{ns, name})
+		return nil
+	})
 	if err != nil {
 		return res, fmt.Errorf("event-ttl: list events: %w", err)
+	}
+	maybe := make([]cluster.Object, 0, len(keys))
+	for _, k := range keys {
+		ev, err := c.Get(ctx, kobj.EventGVK, k.ns, k.name)
+		switch {
+		case cluster.IsNotFound(err):
+			continue
+		case err != nil:
+			return res, fmt.Errorf("event-ttl: get %s/%s: %w", k.ns, k.name, err)
+		}
+		maybe = append(maybe, ev)
 	}
 	// Times as the API writes them (RFC 3339, UTC) sort as strings: no
 	// parsing for the Events that live on.
 	cutoff := kobj.FormatTime(now.Add(-TTL))
-	first := ""
-	for _, ev := range l.Items {
+	for _, ev := range maybe {
 		if last := kobj.Str(ev, "lastTimestamp"); last > cutoff {
-			if first == "" || last < first {
-				first = last
-			}
+			later(kobj.ParseTime(last).Add(TTL))
 			continue
 		}
-		if lastWrite(ev).Add(TTL).After(now) {
+		if expires := lastWrite(ev).Add(TTL); expires.After(now) {
+			later(expires)
 			continue
 		}
 		err := c.Delete(ctx, kobj.EventGVK, kobj.Namespace(ev), kobj.Name(ev), cluster.Preconditions{UID: kobj.UID(ev)})
@@ -77,11 +117,40 @@ func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time
 		}
 		res.Changed = true
 	}
-	tc.next = time.Time{}
-	if first != "" {
-		tc.next = kobj.ParseTime(first).Add(TTL)
-	}
+	tc.next = next
 	return res, nil
+}
+
+// eventNames calls fn with the namespace and name of every Event, in List
+// order: from the cluster's Index, else from a List. fn must not call c.
+func eventNames(ctx context.Context, c cluster.Interface, fn func(ns, name string) error) error {
+	if x, ok := c.(Index); ok {
+		return x.EventNames(ctx, fn)
+	}
+	l, err := c.List(ctx, kobj.EventGVK)
+	if err != nil {
+		return err
+	}
+	for _, ev := range l.Items {
+		if err := fn(kobj.Namespace(ev), kobj.Name(ev)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameTime is the time an Event's name carries, as Emit names them: the
+// hex nanoseconds after its last dot.
+func nameTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 || len(name)-i-1 > 16 {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(name[i+1:], 16, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n).UTC(), true
 }
 
 // lastWrite is when an Event was last written, as far as it says: the

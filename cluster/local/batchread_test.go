@@ -1,0 +1,87 @@
+package local
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/value"
+)
+
+func TestBatchReads(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	names := func(l *cluster.List) string {
+		var out []string
+		for _, o := range l.Items {
+			out = append(out, path(o, "metadata.namespace").(string)+"/"+path(o, "metadata.name").(string))
+		}
+		return strings.Join(out, " ")
+	}
+	err := s.Batch(ctx, func(c cluster.Interface) error {
+		mustCreate(t, c, `{apiVersion: v1, kind: Namespace, metadata: {name: team}}`)
+		for _, y := range []string{
+			`{apiVersion: v1, kind: ConfigMap, metadata: {name: web.1, namespace: team}}`,
+			`{apiVersion: v1, kind: ConfigMap, metadata: {name: web.2, namespace: team}}`,
+			`{apiVersion: v1, kind: ConfigMap, metadata: {name: web-x.1, namespace: team}}`,
+			`{apiVersion: v1, kind: ConfigMap, metadata: {name: web, namespace: team}}`,
+			`{apiVersion: v1, kind: ConfigMap, metadata: {name: web.3}}`,
+		} {
+			mustCreate(t, c, y)
+		}
+		l, ok, err := BatchList(ctx, c, gvkConfigMap, ReadOptions{Namespace: "team", NamePrefix: "web."})
+		if !ok || err != nil || names(l) != "team/web.1 team/web.2" {
+			t.Errorf("BatchList in team, prefix web. = %v, %v, %v", l, ok, err)
+		}
+		if l, _, _ := BatchList(ctx, c, gvkConfigMap, ReadOptions{NamePrefix: "web."}); names(l) != "default/web.3 team/web.1 team/web.2" {
+			t.Errorf("BatchList of every namespace, prefix web. = %s", names(l))
+		}
+		full, err := c.List(ctx, gvkConfigMap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean, _, err := BatchList(ctx, c, gvkConfigMap, ReadOptions{WithoutManagedFields: true})
+		if err != nil || names(lean) != names(full) {
+			t.Fatalf("BatchList without managed fields = %s, %v; want %s", names(lean), err, names(full))
+		}
+		withFields := 0
+		for i, o := range full.Items {
+			if path(o, "metadata.managedFields") != nil {
+				withFields++
+			}
+			delete(o["metadata"].(map[string]any), "managedFields")
+			if !value.Equal(o, lean.Items[i]) {
+				t.Errorf("without managed fields: %v, want %v", lean.Items[i], o)
+			}
+		}
+		if withFields < 5 {
+			t.Errorf("%d objects with managed fields in %s", withFields, names(full))
+		}
+		var seen []string
+		ok, err = BatchNames(ctx, c, gvkConfigMap, ReadOptions{Namespace: "team"}, func(ns, name string) error {
+			seen = append(seen, ns+"/"+name)
+			return nil
+		})
+		if !ok || err != nil || strings.Join(seen, " ") != "team/kube-root-ca.crt team/web team/web-x.1 team/web.1 team/web.2" {
+			t.Errorf("BatchNames = %v, %v, %v", seen, ok, err)
+		}
+		got, ok, err := BatchGet(ctx, c, gvkConfigMap, "team", "web.2", ReadOptions{WithoutManagedFields: true})
+		if !ok || err != nil || path(got, "metadata.name") != "web.2" || path(got, "metadata.managedFields") != nil || got["apiVersion"] != "v1" {
+			t.Errorf("BatchGet = %v, %v, %v", got, ok, err)
+		}
+		if _, _, err := BatchGet(ctx, c, gvkConfigMap, "team", "web.9", ReadOptions{}); !cluster.IsNotFound(err) {
+			t.Errorf("BatchGet of a missing object: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := BatchList(ctx, s, gvkConfigMap, ReadOptions{}); ok {
+		t.Errorf("BatchList on a Store, not a batch: ok")
+	}
+	if ok, _ := BatchNames(ctx, s, gvkConfigMap, ReadOptions{}, nil); ok {
+		t.Errorf("BatchNames on a Store, not a batch: ok")
+	}
+}
