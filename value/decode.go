@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -69,8 +70,8 @@ func (d *decoder) release() {
 	// once read a long list are long.
 	clear(d.pairs[:d.hiPairs])
 	clear(d.elems[:d.hiElems])
-	pairs, elems, buf := d.pairs[:0], d.elems[:0], d.buf[:0]
-	*d = decoder{pairs: pairs, elems: elems, buf: buf}
+	pairs, elems, buf, path := d.pairs[:0], d.elems[:0], d.buf[:0], d.path[:0]
+	*d = decoder{pairs: pairs, elems: elems, buf: buf, path: path}
 	decoderPool.Put(d)
 }
 
@@ -97,10 +98,59 @@ func asObject(v any) (map[string]any, error) {
 // costs a fraction of decoding it, and its text is only checked for
 // well-formed strings and balanced nesting.
 func DecodeObjectWithout(data []byte, outer, inner string) (map[string]any, error) {
+	return decodeObjectWith(data, outer, inner, nil)
+}
+
+// Interner shares, between the documents it decodes, the values found at
+// chosen paths that are equal (as text) to one decoded before: the pods
+// of one template have the same containers, tolerations and owner
+// references, which then take their memory once. The values it returns
+// are shared: nobody may change them. It remembers at most a bounded
+// number of values (then it starts again). Not safe for concurrent use.
+type Interner struct {
+	paths [][]string
+	depth int
+	max   int
+	table map[string]any
+	// Hits counts the values shared.
+	Hits int
+}
+
+// NewInterner returns an Interner of the values at paths: dotted member
+// names, "[]" standing for every element of an array
+// ("spec.volumes.[].projected"); it remembers at most limit values.
+func NewInterner(limit int, paths ...string) *Interner {
+	in := &Interner{max: limit, table: map[string]any{}}
+	for _, p := range paths {
+		parts := strings.Split(p, ".")
+		in.paths = append(in.paths, parts)
+		in.depth = max(in.depth, len(parts))
+	}
+	return in
+}
+
+// match reports whether path is one of the interner's paths.
+func (in *Interner) match(path []string) bool {
+	for _, p := range in.paths {
+		if len(p) == len(path) && slices.Equal(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// DecodeObjectWithout is DecodeObjectWithout sharing the values at the
+// interner's paths.
+func (in *Interner) DecodeObjectWithout(data []byte, outer, inner string) (map[string]any, error) {
+	return decodeObjectWith(data, outer, inner, in)
+}
+
+func decodeObjectWith(data []byte, outer, inner string, in *Interner) (map[string]any, error) {
 	d := decoderPool.Get().(*decoder)
 	defer d.release()
 	d.data = data
 	d.skipOuter, d.skipInner = outer, inner
+	d.in = in
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -138,6 +188,11 @@ type decoder struct {
 	// skipOuter is decoded.
 	skipOuter, skipInner string
 	inOuter              bool
+	// in, when set, shares the values at its paths; path is the member
+	// names (and "[]") down to the value being decoded, while no deeper
+	// than in's paths.
+	in   *Interner
+	path []string
 
 	// boxes caches the string values boxed into an any, so that a string
 	// repeated in the document ("TCP", a volume name) is boxed, an
@@ -284,7 +339,12 @@ func (d *decoder) object(depth int) (any, error) {
 		d.skipSpace()
 		skip := false
 		var v any
+		if d.in != nil && depth <= d.in.depth {
+			d.path = append(d.path[:depth-1], k)
+		}
 		switch {
+		case d.in != nil && depth <= d.in.depth && d.in.match(d.path):
+			v, err = d.intern(depth)
 		case d.skipInner == "":
 			v, err = d.value(depth)
 		case depth == 1 && k == d.skipOuter:
@@ -329,6 +389,37 @@ func (d *decoder) object(depth int) (any, error) {
 		m = d.popPairs(base, 0)
 	}
 	return m, nil
+}
+
+// intern decodes the value at the position, or returns the interner's
+// value of the same text.
+func (d *decoder) intern(depth int) (any, error) {
+	start := d.pos
+	if err := d.skipValue(depth); err != nil {
+		return nil, err
+	}
+	if v, ok := d.in.table[string(d.data[start:d.pos])]; ok {
+		d.in.Hits++
+		return v, nil
+	}
+	end := d.pos
+	d.pos = start
+	// The value's own path is below the current one: its members must
+	// not see it as theirs.
+	path := d.path
+	v, err := d.value(depth)
+	d.path = path[:min(len(path), depth)]
+	if err != nil {
+		return nil, err
+	}
+	if d.pos != end {
+		return nil, d.errorf("malformed value")
+	}
+	if len(d.in.table) >= d.in.max {
+		clear(d.in.table)
+	}
+	d.in.table[string(d.data[start:end])] = v
+	return v, nil
 }
 
 // skipValue moves past one value without decoding it: scalars are read as
@@ -407,9 +498,20 @@ func (d *decoder) array(depth int) (any, error) {
 		d.pos++
 		return []any{}, nil
 	}
+	interned := false
+	if d.in != nil && depth <= d.in.depth {
+		d.path = append(d.path[:depth-1], "[]")
+		interned = d.in.match(d.path)
+	}
 	for {
 		d.skipSpace()
-		v, err := d.value(depth)
+		var v any
+		var err error
+		if interned {
+			v, err = d.intern(depth)
+		} else {
+			v, err = d.value(depth)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -617,3 +617,44 @@ func identical(a, b any) bool {
 	}
 	return a == b
 }
+
+func TestInterner(t *testing.T) {
+	in := value.NewInterner(3, "spec.containers", "spec.volumes.[].projected", "metadata.labels")
+	doc := func(name, image, token string) []byte {
+		return []byte(`{"metadata":{"name":"` + name + `","labels":{"app":"web"},"managedFields":[{"manager":"x"}]},` +
+			`"spec":{"containers":[{"name":"app","image":"` + image + `"}],` +
+			`"volumes":[{"name":"` + token + `","projected":{"sources":[{"configMap":{"name":"ca"}}]}}]}}`)
+	}
+	var objs []map[string]any
+	for i, d := range [][]byte{doc("a", "nginx", "t1"), doc("b", "nginx", "t2"), doc("c", "redis", "t3")} {
+		got, err := in.DecodeObjectWithout(d, "metadata", "managedFields")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := value.DecodeObjectWithout(d, "metadata", "managedFields")
+		if err != nil || !value.Equal(got, want) {
+			t.Fatalf("document %d: %v, want %v (%v)", i, got, want, err)
+		}
+		objs = append(objs, got)
+	}
+	containers := func(o map[string]any) *any { return &o["spec"].(map[string]any)["containers"].([]any)[0] }
+	projected := func(o map[string]any) map[string]any {
+		return o["spec"].(map[string]any)["volumes"].([]any)[0].(map[string]any)["projected"].(map[string]any)
+	}
+	labels := func(o map[string]any) map[string]any { return o["metadata"].(map[string]any)["labels"].(map[string]any) }
+	if containers(objs[0]) != containers(objs[1]) || containers(objs[0]) == containers(objs[2]) {
+		t.Errorf("containers not shared between equal documents only")
+	}
+	if fmt.Sprintf("%p", projected(objs[0])) != fmt.Sprintf("%p", projected(objs[1])) {
+		t.Errorf("projected volume sources not shared")
+	}
+	if fmt.Sprintf("%p", labels(objs[0])) != fmt.Sprintf("%p", labels(objs[2])) {
+		t.Errorf("labels not shared")
+	}
+	if in.Hits != 4 {
+		t.Errorf("%d hits, want 4", in.Hits)
+	}
+	if _, err := in.DecodeObjectWithout([]byte(`{"spec":{"containers":[{"a":"b}]}}`), "metadata", "managedFields"); err == nil {
+		t.Errorf("a malformed interned value decoded")
+	}
+}

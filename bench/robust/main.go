@@ -8,7 +8,8 @@
 //     rollout status` run until every replica is ready (each command does
 //     a bounded amount of work and leaves the rest for the next one),
 //     with the time `konverge get deploy` takes while the ReplicaSet
-//     fills;
+//     fills, and then the cost of `clock advance 1s`, `get pods` and
+//     `get events` on the cluster in steady state;
 //   - runaway: one waiting command (`rollout status`, which ends at its
 //     work limit) on a Deployment whose selector includes
 //     pod-template-hash, and on one of 20,000 crash-looping replicas.
@@ -173,6 +174,17 @@ func large(bin, state string, replicas, maxCommands int) {
 	g = must(bin, state, "get", "deploy", "big", "--no-headers")
 	fmt.Printf("100k: steady state after %.1f s wall, %.1f s CPU in %d commands (apply, get, %d rollout status), peak RSS %.0f MiB; cluster time %s; %s\n",
 		total.Seconds(), cpu.Seconds(), commands+2, commands, peak, strings.TrimSpace(clk.out), strings.Join(strings.Fields(g.out), " "))
+	// Commands on the cluster in steady state: one that has controller
+	// work to do (the first sync of every controller in a new process),
+	// and two that list every pod or Event.
+	for _, args := range [][]string{{"clock", "advance", "1s"}, {"get", "pods"}, {"get", "events"}} {
+		s := must(bin, state, args...)
+		fmt.Printf("100k: steady state: %s: %.2f s wall, %.2f s CPU, peak RSS %.0f MiB (%d lines)\n",
+			strings.Join(args, " "), s.wall.Seconds(), s.cpu.Seconds(), s.rssMiB, strings.Count(s.out, "\n"))
+	}
+	if fi, err := os.Stat(filepath.Join(state, "state.db")); err == nil {
+		fmt.Printf("100k: state.db %.0f MiB\n", float64(fi.Size())/(1<<20))
+	}
 }
 
 // runaway is one waiting command on workloads that never converge: the

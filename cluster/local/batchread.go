@@ -23,6 +23,10 @@ type ReadOptions struct {
 	// WithoutManagedFields leaves metadata.managedFields out of the
 	// objects read (they are not even decoded).
 	WithoutManagedFields bool
+	// Interner, when set, shares equal values at its paths between the
+	// objects read (and those it read before): the objects must then
+	// never be changed.
+	Interner *value.Interner
 }
 
 // BatchList lists the objects of a kind as List does, narrowed and
@@ -110,6 +114,12 @@ func BatchNames(ctx context.Context, c cluster.Interface, gvk schema.GVK, o Read
 }
 
 func decodeRead(raw []byte, o ReadOptions) (map[string]any, error) {
+	if o.Interner != nil {
+		if o.WithoutManagedFields {
+			return o.Interner.DecodeObjectWithout(raw, "metadata", "managedFields")
+		}
+		return o.Interner.DecodeObjectWithout(raw, "", "")
+	}
 	if o.WithoutManagedFields {
 		return value.DecodeObjectWithout(raw, "metadata", "managedFields")
 	}
