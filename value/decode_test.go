@@ -641,7 +641,9 @@ func TestInterner(t *testing.T) {
 	projected := func(o map[string]any) map[string]any {
 		return o["spec"].(map[string]any)["volumes"].([]any)[0].(map[string]any)["projected"].(map[string]any)
 	}
-	labels := func(o map[string]any) map[string]any { return o["metadata"].(map[string]any)["labels"].(map[string]any) }
+	labels := func(o map[string]any) map[string]any {
+		return o["metadata"].(map[string]any)["labels"].(map[string]any)
+	}
 	if containers(objs[0]) != containers(objs[1]) || containers(objs[0]) == containers(objs[2]) {
 		t.Errorf("containers not shared between equal documents only")
 	}
