@@ -93,6 +93,29 @@ func scenario(t *testing.T, cached bool) string {
 			t.Fatal(err)
 		}
 	}
+	// Services: numeric and named target ports, not-ready pods, one
+	// selecting every pod, one deleted, a pod moved out of a selector.
+	for _, svc := range []map[string]any{
+		{"name": "web0", "selector": map[string]any{"app": "web0"}, "ports": []any{
+			map[string]any{"name": "a", "port": int64(80), "targetPort": int64(8080)},
+			map[string]any{"name": "b", "port": int64(81), "targetPort": "http"},
+		}},
+		{"name": "web2", "selector": map[string]any{"app": "web2"}, "ports": []any{map[string]any{"port": int64(80)}}},
+		{"name": "web1", "selector": map[string]any{"app": "web1"}, "ports": []any{map[string]any{"port": int64(80)}}},
+		{"name": "all", "selector": map[string]any{"app": "web3"}, "clusterIP": "None"},
+	} {
+		spec := map[string]any{"selector": svc["selector"]}
+		if p, ok := svc["ports"]; ok {
+			spec["ports"] = p
+		}
+		if ip, ok := svc["clusterIP"]; ok {
+			spec["clusterIP"] = ip
+		}
+		if _, err := st.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": svc["name"], "namespace": "default"}, "spec": spec}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	step(time.Minute)
 	for i := range 4 {
 		edit(fmt.Sprintf("web%d", i), image("nginx:1.14.2"))
@@ -102,6 +125,7 @@ func scenario(t *testing.T, cached bool) string {
 	edit("web3", func(d map[string]any) { spec(d)["paused"] = true })
 	step(time.Minute)
 	edit("web3", func(d map[string]any) { spec(d)["paused"] = false; spec(d)["replicas"] = int64(1) })
+
 	pods, err := st.List(ctx, podGVK)
 	if err != nil {
 		t.Fatal(err)
@@ -116,18 +140,55 @@ func scenario(t *testing.T, cached bool) string {
 	if err := st.Delete(ctx, deployGVK, "default", "web1"); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.Delete(ctx, schema.GVK{Version: "v1", Kind: "Service"}, "default", "web1"); err != nil {
+		t.Fatal(err)
+	}
+	pods, err = st.List(ctx, podGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		md := p["metadata"].(map[string]any)
+		if l, _ := md["labels"].(map[string]any); l["app"] == "web0" {
+			l["app"] = "moved"
+			if _, err := st.Update(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
 	edit("web2", image("nginx:broken-tag-that-does-not-pull"))
+	// A Service changed while its pods do not.
+	svc, err := st.Get(ctx, schema.GVK{Version: "v1", Kind: "Service"}, "default", "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec(svc)["ports"] = []any{map[string]any{"name": "x", "port": int64(90)}}
+	svc["metadata"].(map[string]any)["labels"] = map[string]any{"tier": "front"}
+	if _, err := st.Update(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
 	step(10 * time.Minute)
 
 	var out []string
 	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK,
-		{Group: "batch", Version: "v1", Kind: "Job"}, {Group: "batch", Version: "v1", Kind: "CronJob"}} {
+		{Group: "batch", Version: "v1", Kind: "Job"}, {Group: "batch", Version: "v1", Kind: "CronJob"},
+		{Version: "v1", Kind: "Endpoints"}, {Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}} {
 		l, err := st.List(ctx, gvk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range l.Items {
 			md := o["metadata"].(map[string]any)
+			switch gvk.Kind {
+			case "Endpoints":
+				out = append(out, fmt.Sprint(gvk.Kind, " ", md["name"], " ", strip(o["subsets"]), " ", strip(md["annotations"]), " managed ", strip(md["managedFields"])))
+				continue
+			case "EndpointSlice":
+				// Named with a random suffix.
+				out = append(out, fmt.Sprint(gvk.Kind, " ", strip(md["labels"]), " ", strip(o["ports"]), " ", strip(o["endpoints"]), " ", strip(md["annotations"]), " managed ", strip(md["managedFields"])))
+				continue
+			}
 			out = append(out, fmt.Sprint(gvk.Kind, " ", md["name"], " ", md["deletionTimestamp"] != nil, " ", strip(o["status"]), " managed ", strip(md["managedFields"])))
 		}
 	}
@@ -159,7 +220,15 @@ func TestListCacheSameResult(t *testing.T) {
 	defer func() { *sim.CheckShared = false }()
 	a, b := scenario(t, true), scenario(t, false)
 	if a != b {
-		t.Errorf("cached and uncached runs differ:\n%s\n----\n%s", a, b)
+		t.Errorf("cached and uncached runs differ:\n%s", lineDiff(a, b))
+	}
+	for _, want := range []string{"Endpoints web0 ", "Endpoints web2 ", "Endpoints all ", "kubernetes.io/service-name:web0"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("scenario left no %q:\n%s", want, a)
+		}
+	}
+	if strings.Contains(a, "Endpoints web1 ") {
+		t.Errorf("the Endpoints of a deleted Service stayed:\n%s", a)
 	}
 	if !strings.Contains(a, "Pod ") || !strings.Contains(a, "nginx:1.14.2") {
 		t.Errorf("scenario left no pods of the new image:\n%s", a)
@@ -179,6 +248,30 @@ func TestIncrementalSameResult(t *testing.T) {
 	defer func() { sim.FullSyncs = false }()
 	b := scenario(t, true)
 	if a != b {
-		t.Errorf("incremental and full syncs differ:\n%s\n----\n%s", a, b)
+		t.Errorf("incremental and full syncs differ:\n%s", lineDiff(a, b))
 	}
+}
+
+// lineDiff lists the lines of a not in b (-) and of b not in a (+).
+func lineDiff(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	var out []string
+	for _, l := range strings.Split(a, "\n") {
+		if !ib[l] {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range strings.Split(b, "\n") {
+		if !ia[l] {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -33,20 +33,61 @@ const MaxCapacity = 1000
 // overCapacity is the annotation of a truncated Endpoints object.
 const overCapacity = "endpoints.kubernetes.io/over-capacity"
 
-// Controller is the endpoints controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the endpoints controller. The zero value syncs every
+// Service in every sync; New returns one that remembers (an incremental
+// controller, one per runner).
+type Controller struct {
+	m *svcpods.Memory
+}
 
-var _ controller.Controller = Controller{}
+// New returns an incremental endpoints controller: SyncChanged skips
+// the Services whose last sync wrote nothing when nothing they read
+// (the Service, the pods it selected or selects, its Endpoints, its
+// Namespace) was written since.
+func New() Controller { return Controller{m: &svcpods.Memory{}} }
+
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "endpoint" }
 
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Controller) Reset() {
+	if ctl.m != nil {
+		ctl.m.Reset()
+	}
+}
+
 // Sync reconciles the Endpoints of every Service once.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	if ctl.m != nil {
+		ctl.m.Start()
+	}
+	return ctl.sync(ctx, c, now, nil, false)
+}
+
+// SyncChanged implements controller.Incremental: the Services that
+// changed writes concern, and those whose last sync wrote something,
+// are synced; the others would write nothing.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	if !ctl.m.Valid() {
+		return ctl.Sync(ctx, c, now)
+	}
+	return ctl.sync(ctx, c, now, changed, true)
+}
+
+func (ctl Controller) sync(ctx context.Context, c cluster.Interface, now time.Time, changes []controller.Key, incremental bool) (controller.Result, error) {
 	var res controller.Result
 	svcs, err := c.List(ctx, svcpods.ServiceGVK)
 	if err != nil {
 		return res, fmt.Errorf("endpoint: list services: %w", err)
+	}
+	var dirty svcpods.Dirty
+	if incremental {
+		if dirty, err = ctl.m.Dirty(ctx, c, changes, svcs.Items, svcpods.Kinds{Own: svcpods.EndpointsGVK, ByName: true}); err != nil {
+			return res, fmt.Errorf("endpoint: %w", err)
+		}
 	}
 	eps, err := c.List(ctx, svcpods.EndpointsGVK)
 	if err != nil {
@@ -64,8 +105,11 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		if !svcpods.Served(svc) {
 			continue
 		}
+		if incremental && ctl.m.Clean(dirty, svc) {
+			continue
+		}
 		if pods == nil {
-			if pods, err = svcpods.ListPods(ctx, c); err != nil {
+			if pods, err = ctl.m.Pods(ctx, c); err != nil {
 				return res, fmt.Errorf("endpoint: %w", err)
 			}
 		}
@@ -73,8 +117,10 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		if err != nil {
 			return res, err
 		}
+		ctl.m.Synced(svc, changed)
 		res.Changed = res.Changed || changed
 	}
+	ctl.m.Forget(svcs.Items)
 	// The Endpoints of Services that are gone go with them.
 	for key, e := range existing {
 		if services[key] || kobj.Labels(e)[LabelManagedBy] != ControllerName {
@@ -201,6 +247,15 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 	} else {
 		delete(obj, "subsets")
 	}
+	if current != nil && sameButTrigger(obj, current) {
+		// Upstream compares the subsets before truncating them: an
+		// Endpoints object over capacity is written again in each of
+		// its syncs, which follow changes. This controller syncs in every
+		// round: the same truncated addresses are no change (and the
+		// trigger time, which a controller without memory cannot tell
+		// apart, is left as it is).
+		return false, nil
+	}
 	if current == nil {
 		_, err = c.Create(ctx, obj)
 	} else {
@@ -222,6 +277,26 @@ func syncService(ctx context.Context, c cluster.Interface, now time.Time, svc ma
 		return true, err
 	}
 	return true, nil
+}
+
+// sameButTrigger reports whether two Endpoints objects are equal but for
+// their trigger-time annotation.
+func sameButTrigger(a, b map[string]any) bool {
+	ta, tb := kobj.Annotation(a, svcpods.TriggerTimeAnnotation), kobj.Annotation(b, svcpods.TriggerTimeAnnotation)
+	if ta == tb {
+		return value.Equal(a, b)
+	}
+	strip := func(o map[string]any) map[string]any {
+		cp := kobj.Copy(o)
+		md := kobj.EnsureMap(cp, "metadata")
+		ann := kobj.Map(cp, "metadata", "annotations")
+		delete(ann, svcpods.TriggerTimeAnnotation)
+		if len(ann) == 0 {
+			delete(md, "annotations")
+		}
+		return cp
+	}
+	return value.Equal(strip(a), strip(b))
 }
 
 // addSubset adds a subset of one address and its ports.

@@ -256,3 +256,34 @@ func TestOwnership(t *testing.T) {
 		t.Errorf("the Endpoints of a deleted Service stay: %v", err)
 	}
 }
+
+// An Endpoints object over capacity (truncated) is written once: the
+// syncs after it find the same truncated addresses and write nothing,
+// so that the controllers settle.
+func TestOverCapacitySettles(t *testing.T) {
+	e := newEnv(t)
+	e.clk.Set(e.clk.Now().Add(time.Minute))
+	for i := 0; i < endpoint.MaxCapacity+20; i++ {
+		e.pod(fmt.Sprintf("p%04d", i), fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), true, "Running")
+	}
+	e.create(map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
+		"spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}, "selector": map[string]any{"app": "web"}}})
+	ctl := endpoint.New()
+	for i, want := range []bool{true, false, false} {
+		res, err := ctl.Sync(e.ctx, e.s, e.clk.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Changed != want {
+			t.Fatalf("sync %d: changed %v, want %v", i, res.Changed, want)
+		}
+	}
+	ep, err := e.s.Get(e.ctx, epGVK, "default", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := ep["metadata"].(map[string]any)
+	if ann, _ := md["annotations"].(map[string]any); ann["endpoints.kubernetes.io/over-capacity"] != "truncated" {
+		t.Errorf("annotations %v, want over-capacity truncated", ann)
+	}
+}

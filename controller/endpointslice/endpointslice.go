@@ -39,32 +39,77 @@ const MaxEndpointsPerSlice = 100
 // zoneLabel is the node label an endpoint's zone comes from.
 const zoneLabel = "topology.kubernetes.io/zone"
 
-// Controller is the EndpointSlice controller. The zero value is ready to
-// use.
-type Controller struct{}
+// Controller is the EndpointSlice controller. The zero value syncs every
+// Service in every sync; New returns one that remembers (an incremental
+// controller, one per runner).
+type Controller struct {
+	m *svcpods.Memory
+}
 
-var _ controller.Controller = Controller{}
+// New returns an incremental EndpointSlice controller: SyncChanged
+// skips the Services whose last sync wrote nothing when nothing they read
+// (the Service, the pods it selected or selects, its EndpointSlices, the
+// Nodes, its Namespace) was written since.
+func New() Controller { return Controller{m: &svcpods.Memory{}} }
+
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "endpointslice" }
 
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Controller) Reset() {
+	if ctl.m != nil {
+		ctl.m.Reset()
+	}
+}
+
 // Sync reconciles the EndpointSlices of every Service once.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	if ctl.m != nil {
+		ctl.m.Start()
+	}
+	return ctl.sync(ctx, c, now, nil, false)
+}
+
+// SyncChanged implements controller.Incremental: the Services that
+// changed writes concern, and those whose last sync wrote something,
+// are synced; the others would write nothing.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	if !ctl.m.Valid() {
+		return ctl.Sync(ctx, c, now)
+	}
+	return ctl.sync(ctx, c, now, changed, true)
+}
+
+func (ctl Controller) sync(ctx context.Context, c cluster.Interface, now time.Time, changes []controller.Key, incremental bool) (controller.Result, error) {
 	var res controller.Result
 	svcs, err := c.List(ctx, svcpods.ServiceGVK)
 	if err != nil {
 		return res, fmt.Errorf("endpointslice: list services: %w", err)
 	}
-	var served []map[string]any
-	for _, svc := range svcs.Items {
-		if svcpods.Served(svc) {
-			served = append(served, svc)
+	var dirty svcpods.Dirty
+	if incremental {
+		if dirty, err = ctl.m.Dirty(ctx, c, changes, svcs.Items, svcpods.Kinds{Own: svcpods.EndpointSliceGVK, Nodes: true}); err != nil {
+			return res, fmt.Errorf("endpointslice: %w", err)
 		}
 	}
+	var served []map[string]any
+	for _, svc := range svcs.Items {
+		if !svcpods.Served(svc) {
+			continue
+		}
+		if incremental && ctl.m.Clean(dirty, svc) {
+			continue
+		}
+		served = append(served, svc)
+	}
+	ctl.m.Forget(svcs.Items)
 	if len(served) == 0 {
 		return res, nil
 	}
-	pods, err := svcpods.ListPods(ctx, c)
+	pods, err := ctl.m.Pods(ctx, c)
 	if err != nil {
 		return res, fmt.Errorf("endpointslice: %w", err)
 	}
@@ -75,6 +120,9 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	slices := map[string][]map[string]any{}
 	for _, s := range sl.Items {
 		l := kobj.Labels(s)
+		if l[LabelServiceName] != "" {
+			ctl.m.Owned(kobj.Namespace(s), kobj.Name(s), l[LabelServiceName])
+		}
 		if l[LabelManagedBy] != ControllerName || l[LabelServiceName] == "" || kobj.Deleting(s) {
 			continue
 		}
@@ -100,6 +148,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			}
 			r.changed = true
 		}
+		ctl.m.Synced(svc, r.changed)
 		res.Changed = res.Changed || r.changed
 	}
 	return res, nil

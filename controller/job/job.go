@@ -49,17 +49,36 @@ const (
 	jobControllerName         = "kubernetes.io/job-controller"
 )
 
-// Controller is the Job controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the Job controller. The zero value syncs every Job in
+// every sync; New returns one that remembers (an incremental controller,
+// one per runner).
+type Controller struct {
+	m *memory
+}
 
-var _ controller.Controller = Controller{}
+// New returns an incremental Job controller: SyncChanged syncs only the
+// Jobs that writes since concern (the Job, its pods and the orphans its
+// selector matches, its Events, its namespace's quotas and limits), those
+// whose last sync wrote something and those whose requeue time came; the
+// others would write nothing.
+func New() Controller { return Controller{m: &memory{}} }
+
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "job" }
 
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Controller) Reset() {
+	if ctl.m != nil {
+		*ctl.m = memory{}
+	}
+}
+
 // Sync reconciles every Job once, and removes the tracking finalizer of
 // pods whose Job is gone or finished.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
 	jobs, err := c.List(ctx, kobj.JobGVK)
 	if err != nil {
@@ -69,18 +88,63 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	if err != nil {
 		return res, fmt.Errorf("job: list pods: %w", err)
 	}
-	var errs []error
+	m := ctl.m
+	if m == nil {
+		m = &memory{}
+	}
+	m.rebuild(pods.Items)
 	var w *world
 	if len(jobs.Items) > 0 {
 		// The index of every pod only when there are Jobs to sync.
-		w = &world{c: c, now: now, pods: claim.NewIndex(pods.Items), names: make(map[[2]string]bool, len(pods.Items))}
-		for _, p := range pods.Items {
-			w.names[[2]string{kobj.Namespace(p), kobj.Name(p)}] = true
-		}
+		w = &world{c: c, now: now, pods: claim.NewIndex(pods.Items), names: names{taken: m.pods}}
 	}
-	byUID := map[string]map[string]any{}
+	return m.sync(ctx, c, now, jobs.Items, jobs.Items, w, nil)
+}
+
+// SyncChanged implements controller.Incremental.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	m := ctl.m
+	if m == nil || !m.ok {
+		return ctl.Sync(ctx, c, now)
+	}
+	var res controller.Result
+	jobs, err := c.List(ctx, kobj.JobGVK)
+	if err != nil {
+		return res, fmt.Errorf("job: list jobs: %w", err)
+	}
+	dirty, err := m.dirty(ctx, c, changed, jobs.Items)
+	if err != nil {
+		return res, fmt.Errorf("job: %w", err)
+	}
+	var todo []map[string]any
 	for _, j := range jobs.Items {
+		key := [2]string{kobj.Namespace(j), kobj.Name(j)}
+		if at, ok := m.clean[key]; ok && !dirty.jobs[key] && !dirty.ns[key[0]] && (at.IsZero() || now.Before(at)) {
+			res = res.Merge(controller.Result{RequeueAt: at})
+			continue
+		}
+		todo = append(todo, j)
+	}
+	var w *world
+	if len(todo) > 0 {
+		w = &world{c: c, now: now, pods: claim.NewIndex(m.candidates(todo)), names: names{taken: m.pods}}
+	}
+	out, err := m.sync(ctx, c, now, jobs.Items, todo, w, m.finalized())
+	return res.Merge(out), err
+}
+
+// sync syncs the Jobs of todo (all of jobs, or some), then removes the
+// tracking finalizer of the pods of withFinalizer (nil: every pod the
+// memory holds) whose Job is gone or finished.
+func (m *memory) sync(ctx context.Context, c cluster.Interface, now time.Time, jobs, todo []map[string]any, w *world, withFinalizer []map[string]any) (controller.Result, error) {
+	var res controller.Result
+	var errs []error
+	byUID := map[string]map[string]any{}
+	for _, j := range jobs {
 		byUID[kobj.UID(j)] = j
+	}
+	live := make(map[[2]string]bool, len(jobs))
+	for _, j := range todo {
 		s := &syncer{world: w, job: j}
 		err := s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
@@ -92,12 +156,26 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		if failure != nil {
 			errs = append(errs, failure)
 		}
+		key := [2]string{kobj.Namespace(j), kobj.Name(j)}
+		if err == nil && !s.changed {
+			m.clean[key] = s.requeue
+		} else {
+			delete(m.clean, key)
+		}
+	}
+	for _, j := range jobs {
+		live[[2]string{kobj.Namespace(j), kobj.Name(j)}] = true
+	}
+	for k := range m.clean {
+		if !live[k] {
+			delete(m.clean, k)
+		}
+	}
+	if withFinalizer == nil {
+		withFinalizer = m.finalized()
 	}
 	// Orphans: pods with the finalizer whose Job is gone or finished.
-	for _, p := range pods.Items {
-		if !hasFinalizer(p) {
-			continue
-		}
+	for _, p := range withFinalizer {
 		if ref := kobj.ControllerRef(p); ref != nil {
 			if ref["kind"] != "Job" || ref["apiVersion"] != "batch/v1" {
 				continue
@@ -105,10 +183,10 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			if j := byUID[kobj.Str(ref, "uid")]; j != nil && (!finished(j) || managedElsewhere(j)) {
 				continue
 			}
-		} else if len(pods.Items) > 0 {
+		} else {
 			// An orphan with the finalizer: a Job may still adopt it.
 			adoptable := false
-			for _, j := range jobs.Items {
+			for _, j := range jobs {
 				if kobj.Namespace(j) != kobj.Namespace(p) || finished(j) {
 					continue
 				}
@@ -137,7 +215,7 @@ type world struct {
 	c     cluster.Interface
 	now   time.Time
 	pods  *claim.Index
-	names map[[2]string]bool
+	names names
 }
 
 func hasFinalizer(pod map[string]any) bool {

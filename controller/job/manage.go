@@ -283,11 +283,11 @@ func (s *syncer) createPod(ctx context.Context, ix int, jc *jobCtx) error {
 	var name string
 	for n := 0; ; n++ {
 		name = prefix + kobj.ShortName(5, ns, jobName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
-		if !s.names[[2]string{ns, name}] {
+		if !s.names.has([2]string{ns, name}) {
 			break
 		}
 	}
-	s.names[[2]string{ns, name}] = true
+	s.names.add([2]string{ns, name})
 	pmd := map[string]any{
 		"name":            name,
 		"generateName":    prefix,

@@ -52,8 +52,8 @@ type Pods struct {
 }
 
 type nsPods struct {
-	all     []map[string]any
-	byLabel map[string][]map[string]any // "key=value"
+	byName  map[string]map[string]any
+	byLabel map[string]map[string]bool // "key=value" -> pod names
 }
 
 // ListPods lists the pods of every namespace once.
@@ -64,17 +64,59 @@ func ListPods(ctx context.Context, c cluster.Interface) (*Pods, error) {
 	}
 	out := &Pods{byNS: map[string]*nsPods{}}
 	for _, p := range l.Items {
-		ns := out.byNS[kobj.Namespace(p)]
-		if ns == nil {
-			ns = &nsPods{byLabel: map[string][]map[string]any{}}
-			out.byNS[kobj.Namespace(p)] = ns
-		}
-		ns.all = append(ns.all, p)
-		for k, v := range kobj.Labels(p) {
-			ns.byLabel[k+"="+v] = append(ns.byLabel[k+"="+v], p)
-		}
+		out.set(kobj.Namespace(p), kobj.Name(p), p)
 	}
 	return out, nil
+}
+
+// set puts pod (nil: none) as ns/name and returns the pod it replaces.
+func (ps *Pods) set(namespace, name string, pod map[string]any) map[string]any {
+	ns := ps.byNS[namespace]
+	if ns == nil {
+		if pod == nil {
+			return nil
+		}
+		ns = &nsPods{byName: map[string]map[string]any{}, byLabel: map[string]map[string]bool{}}
+		ps.byNS[namespace] = ns
+	}
+	old := ns.byName[name]
+	oldLabels, newLabels := kobj.Map(old, "metadata", "labels"), kobj.Map(pod, "metadata", "labels")
+	for k, v := range oldLabels {
+		if nv, ok := newLabels[k]; ok && nv == v && pod != nil {
+			continue
+		}
+		lv := labelKey(k, v)
+		delete(ns.byLabel[lv], name)
+		if len(ns.byLabel[lv]) == 0 {
+			delete(ns.byLabel, lv)
+		}
+	}
+	if pod == nil {
+		delete(ns.byName, name)
+		if len(ns.byName) == 0 {
+			delete(ps.byNS, namespace)
+		}
+		return old
+	}
+	ns.byName[name] = pod
+	for k, v := range newLabels {
+		if ov, ok := oldLabels[k]; ok && ov == v && old != nil {
+			continue
+		}
+		lv := labelKey(k, v)
+		set := ns.byLabel[lv]
+		if set == nil {
+			set = map[string]bool{}
+			ns.byLabel[lv] = set
+		}
+		set[name] = true
+	}
+	return old
+}
+
+func labelKey(k string, v any) string {
+	s, _ := v.(string)
+	return k + "=" + s
 }
 
 // Selected returns the pods of svc's namespace that its selector (a map:
@@ -85,25 +127,25 @@ func (ps *Pods) Selected(svc map[string]any) []map[string]any {
 	if ns == nil {
 		return nil
 	}
-	sel := kobj.StringMap(svc, "spec", "selector")
-	candidates := ns.all
-	for k, v := range sel {
-		if l := ns.byLabel[k+"="+v]; len(l) < len(candidates) {
-			candidates = l
-		}
-	}
+	sel := kobj.Map(svc, "spec", "selector")
 	var out []map[string]any
-	for _, p := range candidates {
-		l := kobj.Labels(p)
-		ok := true
+	if len(sel) == 0 {
+		out = make([]map[string]any, 0, len(ns.byName))
+		for _, p := range ns.byName {
+			out = append(out, p)
+		}
+	} else {
+		var candidates map[string]bool
+		first := true
 		for k, v := range sel {
-			if got, has := l[k]; !has || got != v {
-				ok = false
-				break
+			if l := ns.byLabel[labelKey(k, v)]; first || len(l) < len(candidates) {
+				candidates, first = l, false
 			}
 		}
-		if ok {
-			out = append(out, p)
+		for name := range candidates {
+			if p := ns.byName[name]; selects(svc, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return kobj.Name(out[i]) < kobj.Name(out[j]) })
