@@ -71,6 +71,9 @@ type ListOptions struct {
 	FieldSelector string
 	// ResourceVersion is where a Watch starts; "" means now.
 	ResourceVersion string
+	// WithoutManagedFields: the caller does not read the items'
+	// metadata.managedFields (see the WithoutManagedFields option).
+	WithoutManagedFields bool
 }
 
 // CreateOption is an option of Create.
@@ -112,6 +115,16 @@ type metadataOnly struct{}
 
 func (metadataOnly) ApplyToCreate(o *CreateOptions) { o.MetadataOnly = true }
 func (metadataOnly) ApplyToPatch(o *PatchOptions)   { o.MetadataOnly = true }
+
+// WithoutManagedFields tells a List that the caller does not read the
+// items' metadata.managedFields (it prints a table of them, or leaves
+// them out): a cluster may then leave them out, which costs it less to
+// decode and hold (the embedded one does); it may also return them.
+var WithoutManagedFields = withoutManagedFields{}
+
+type withoutManagedFields struct{}
+
+func (withoutManagedFields) ApplyToList(o *ListOptions) { o.WithoutManagedFields = true }
 
 // FieldOwner names the manager of the fields a write sets.
 type FieldOwner string

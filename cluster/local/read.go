@@ -7,7 +7,6 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
-	"github.com/konverge/konverge/value"
 )
 
 // get is the Get verb.
@@ -106,7 +105,7 @@ func (t *txn) list(gvk schema.GVK, o cluster.ListOptions) (*cluster.List, error)
 	out := &cluster.List{Items: []cluster.Object{}, ResourceVersion: strconv.FormatUint(t.rev, 10)}
 	apiVersion := gvk.APIVersion()
 	err = t.scan(gkOf(res), sel.namespace, func(ns, name string, raw []byte) error {
-		obj, err := value.DecodeObject(raw)
+		obj, err := decodeRead(raw, ReadOptions{WithoutManagedFields: o.WithoutManagedFields})
 		if err != nil {
 			return t.wrap("decode", objKey{gk: gkOf(res), namespace: ns, name: name}, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -190,7 +191,10 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 		}
 	} else {
 		var stop error
-		found, errs, stop = o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector, fields: o.FieldSelector}, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
+		// A table, names, or JSON and YAML without managedFields need
+		// none: the embedded cluster then does not even decode them.
+		lean := !o.ShowManagedFields && slices.Contains([]string{"", "wide", "name", "json", "yaml", "kyaml"}, o.Output)
+		found, errs, stop = o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector, fields: o.FieldSelector, withoutManagedFields: lean}, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
 			if o.IgnoreNotFound && cluster.IsNotFound(err) {
 				return nil, nil
 			}

@@ -118,6 +118,9 @@ func (g *Globals) objectNamespace(res cluster.Resource) string {
 // selectors of a list.
 type listSelectors struct {
 	labels, fields string
+	// withoutManagedFields: the caller does not read the items'
+	// managedFields (see cluster.WithoutManagedFields).
+	withoutManagedFields bool
 }
 
 // listRequest lists the objects of a request without names: in the
@@ -134,6 +137,9 @@ func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns
 	}
 	if sel.fields != "" {
 		opts = append(opts, cluster.MatchingFields(sel.fields))
+	}
+	if sel.withoutManagedFields {
+		opts = append(opts, cluster.WithoutManagedFields)
 	}
 	l, err := c.List(ctx, res.GVK, opts...)
 	if err != nil {
