@@ -430,11 +430,30 @@ func RecordedSince(ctx context.Context, c cluster.Interface, involved map[string
 // what failed for the n-th time in a row: client-go's default rate
 // limiter, 5ms doubling up to 1000s, in whole seconds of cluster time (the
 // precision of an Event's timestamps), at least one.
-func Backoff(n int64) time.Duration {
-	const base, limit = 5 * time.Millisecond, 1000 * time.Second
-	d := limit
-	if n >= 1 && n < 40 {
-		d = min(base<<(n-1), limit)
+func Backoff(n int64) time.Duration { return DefaultLimiter.Backoff(n) }
+
+// Limiter is a controller's work-queue rate limiter: Base doubling up to
+// Max with each failure in a row.
+type Limiter struct {
+	Base, Max time.Duration
+	// PerSync counts the failures of one sync once: the Events of one
+	// second that happened once each (a Job refused several pods in one
+	// sync) are one failure.
+	PerSync bool
+}
+
+// DefaultLimiter is client-go's default controller rate limiter.
+var DefaultLimiter = Limiter{Base: 5 * time.Millisecond, Max: 1000 * time.Second}
+
+// Backoff is how long the limiter waits after the n-th failure in a row,
+// in whole seconds of cluster time (the precision of an Event's
+// timestamps), at least one.
+func (l Limiter) Backoff(n int64) time.Duration {
+	d := l.Max
+	if n >= 1 && n < 40 && l.Base > 0 {
+		if shifted := l.Base << (n - 1); shifted > 0 && shifted>>(n-1) == l.Base {
+			d = min(shifted, l.Max)
+		}
 	}
 	return max(d.Round(time.Second), time.Second)
 }
@@ -521,13 +540,13 @@ func Find(ctx context.Context, c cluster.Interface, ev Event) (map[string]any, e
 // means a sync went through and the back-off is forgotten). Zero when
 // there is nothing to wait for.
 func FailureRetryAt(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (time.Time, error) {
-	_, retry, err := lastFailure(ctx, c, involved, component)
+	_, retry, err := lastFailure(ctx, c, involved, component, DefaultLimiter)
 	return retry, err
 }
 
 // lastFailure returns when the failure FailureRetryAt reads happened and
 // when it may be retried (zero times: none).
-func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]any, component string) (at, retry time.Time, err error) {
+func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]any, component string, lim Limiter) (at, retry time.Time, err error) {
 	ns := kobj.Namespace(involved)
 	if ns == "" {
 		ns = "default"
@@ -542,14 +561,24 @@ func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]a
 	}
 	var last map[string]any
 	var failures int64
+	once := map[string]bool{}
 	for _, e := range eventsOf(about, ns, ev) {
 		// Of two Events of the same second, the one written last.
 		if last == nil || later(e, last) || (!later(last, e) && resourceVersion(e) > resourceVersion(last)) {
 			last = e
 		}
-		if failed(e) {
-			failures += max(kobj.IntOr(e, 1, "count"), 1)
+		if !failed(e) {
+			continue
 		}
+		n := max(kobj.IntOr(e, 1, "count"), 1)
+		if lim.PerSync && n == 1 {
+			t := kobj.Str(e, "lastTimestamp")
+			if once[t] {
+				continue
+			}
+			once[t] = true
+		}
+		failures += n
 	}
 	if last == nil || !failed(last) {
 		return time.Time{}, time.Time{}, nil
@@ -560,7 +589,7 @@ func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]a
 	}
 	// The failures the Events still count (messages that name a new pod
 	// each time are different Events): the rate limiter's count.
-	return at, at.Add(Backoff(failures)), nil
+	return at, at.Add(lim.Backoff(failures)), nil
 }
 
 // RetryAfter is when a controller retries involved after its sync at now
@@ -569,15 +598,20 @@ func lastFailure(ctx context.Context, c cluster.Interface, involved map[string]a
 // the longest back-off when no Event says so (the Event was refused too,
 // as in a terminating namespace).
 func RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (time.Time, error) {
+	return DefaultLimiter.RetryAfter(ctx, c, involved, component, now, err)
+}
+
+// RetryAfter is RetryAfter with the limiter l.
+func (l Limiter) RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (time.Time, error) {
 	if cluster.IsConflict(err) {
 		return now.Add(time.Second), nil
 	}
-	retry, rerr := FailureRetryAt(ctx, c, involved, component)
+	_, retry, rerr := lastFailure(ctx, c, involved, component, l)
 	if rerr != nil {
 		return time.Time{}, rerr
 	}
 	if !retry.After(now) {
-		retry = now.Add(Backoff(1 << 20))
+		retry = now.Add(l.Backoff(1 << 20))
 	}
 	return retry, nil
 }
@@ -589,11 +623,16 @@ func RetryAfter(ctx context.Context, c cluster.Interface, involved map[string]an
 // error is the controller's own failure, named by the object (failure).
 // rerr is an error reading the Events.
 func AfterSync(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (requeue time.Time, failure, rerr error) {
+	return DefaultLimiter.AfterSync(ctx, c, involved, component, now, err)
+}
+
+// AfterSync is AfterSync with the limiter l.
+func (l Limiter) AfterSync(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time, err error) (requeue time.Time, failure, rerr error) {
 	switch {
 	case err == nil:
 		return time.Time{}, nil, nil
 	case cluster.IsStatus(err):
-		requeue, rerr = RetryAfter(ctx, c, involved, component, now, err)
+		requeue, rerr = l.RetryAfter(ctx, c, involved, component, now, err)
 		return requeue, nil, rerr
 	}
 	return time.Time{}, fmt.Errorf("%s/%s: %w", kobj.Namespace(involved), kobj.Name(involved), err), nil
@@ -610,7 +649,12 @@ func resourceVersion(obj map[string]any) uint64 {
 // informers do; a write of its status subresource is the controller's
 // own and does not count).
 func Waiting(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time) (until time.Time, waiting bool, err error) {
-	at, retry, err := lastFailure(ctx, c, involved, component)
+	return DefaultLimiter.Waiting(ctx, c, involved, component, now)
+}
+
+// Waiting is Waiting with the limiter l.
+func (l Limiter) Waiting(ctx context.Context, c cluster.Interface, involved map[string]any, component string, now time.Time) (until time.Time, waiting bool, err error) {
+	at, retry, err := lastFailure(ctx, c, involved, component, l)
 	if err != nil || !now.Before(retry) {
 		return time.Time{}, false, err
 	}

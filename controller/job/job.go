@@ -49,6 +49,11 @@ const (
 	jobControllerName         = "kubernetes.io/job-controller"
 )
 
+// apiBackoff is the rate limiter of the controller's work queue
+// (DefaultJobApiBackOff, MaxJobApiBackOff): a sync the API server refused
+// is retried 1s later, doubling up to a minute.
+var apiBackoff = event.Limiter{Base: time.Second, Max: time.Minute, PerSync: true}
+
 // Controller is the Job controller. The zero value syncs every Job in
 // every sync; New returns one that remembers (an incremental controller,
 // one per runner).
@@ -148,7 +153,7 @@ func (m *memory) sync(ctx context.Context, c cluster.Interface, now time.Time, j
 		s := &syncer{world: w, job: j}
 		err := s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		retry, failure, rerr := event.AfterSync(ctx, c, j, Component, now, err)
+		retry, failure, rerr := apiBackoff.AfterSync(ctx, c, j, Component, now, err)
 		if rerr != nil {
 			return res, fmt.Errorf("job: %w", rerr)
 		}

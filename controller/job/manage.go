@@ -72,7 +72,7 @@ func (s *syncer) manage(ctx context.Context, jc *jobCtx) (int64, error) {
 	}
 	// After a refused creation, the Job's back-off (client-go's rate
 	// limiter, read from the FailedCreate Event's count).
-	until, waiting, err := event.Waiting(ctx, s.c, s.job, Component, s.now)
+	until, waiting, err := apiBackoff.Waiting(ctx, s.c, s.job, Component, s.now)
 	if err != nil {
 		return active, err
 	}

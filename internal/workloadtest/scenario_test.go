@@ -847,8 +847,13 @@ var uidLike = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 // order of a map of the real controller.
 var hpaList = regexp.MustCompile(`\(e\.g\. \[([^\]]*)\]\)`)
 
+// refusedName is a generated pod name in kube-apiserver's refusal of its
+// creation (the pod never exists, so learn never sees it).
+var refusedName = regexp.MustCompile(`(pods? "[a-z0-9.-]*-)[bcdfghjklmnpqrstvwxz2456789]{5}(" is forbidden)`)
+
 // str masks one string.
 func (m *masker) str(s string) string {
+	s = refusedName.ReplaceAllString(s, "${1}<generated>${2}")
 	s = hpaList.ReplaceAllStringFunc(s, func(l string) string {
 		names := strings.Fields(hpaList.FindStringSubmatch(l)[1])
 		sort.Strings(names)
