@@ -104,7 +104,10 @@ func DecodeObjectWithout(data []byte, outer, inner string) (map[string]any, erro
 // Interner shares, between the documents it decodes, the values found at
 // chosen paths that are equal (as text) to one decoded before: the pods
 // of one template have the same containers, tolerations and owner
-// references, which then take their memory once. The values it returns
+// references, which then take their memory once. Short strings are
+// shared too, and the others are copied one by one, so that a decoded
+// object does not keep its document's text (which holds the parts left
+// out and those shared). The values it returns
 // are shared: nobody may change them. It remembers at most a bounded
 // number of values (then it starts again). Not safe for concurrent use.
 type Interner struct {
@@ -112,15 +115,54 @@ type Interner struct {
 	depth int
 	max   int
 	table map[string]any
+	// texts and boxes share short strings, as strings and as values.
+	texts map[string]string
+	boxes map[string]any
 	// Hits counts the values shared.
 	Hits int
+}
+
+// maxSharedText is the longest string an Interner shares: member names and
+// words such as "Running" or "ClusterFirst" repeat, names and uids do not.
+const maxSharedText = 24
+
+// text returns b as a string: one shared by every equal short string.
+func (in *Interner) text(b []byte) string {
+	if len(b) > maxSharedText {
+		return string(b)
+	}
+	if s, ok := in.texts[string(b)]; ok {
+		return s
+	}
+	if len(in.texts) >= in.max {
+		clear(in.texts)
+	}
+	s := string(b)
+	in.texts[s] = s
+	return s
+}
+
+// boxed returns s as a value: one shared by every equal short string.
+func (in *Interner) boxed(s string) any {
+	if len(s) > maxSharedText || len(s) == 0 {
+		return s
+	}
+	if v, ok := in.boxes[s]; ok {
+		return v
+	}
+	if len(in.boxes) >= in.max {
+		clear(in.boxes)
+	}
+	v := any(s)
+	in.boxes[s] = v
+	return v
 }
 
 // NewInterner returns an Interner of the values at paths: dotted member
 // names, "[]" standing for every element of an array
 // ("spec.volumes.[].projected"); it remembers at most limit values.
 func NewInterner(limit int, paths ...string) *Interner {
-	in := &Interner{max: limit, table: map[string]any{}}
+	in := &Interner{max: limit, table: map[string]any{}, texts: map[string]string{}, boxes: map[string]any{}}
 	for _, p := range paths {
 		parts := strings.Split(p, ".")
 		in.paths = append(in.paths, parts)
@@ -268,6 +310,9 @@ func (d *decoder) value(depth int) (any, error) {
 		s, err := d.str()
 		if err != nil {
 			return nil, err
+		}
+		if d.in != nil {
+			return d.in.boxed(s), nil
 		}
 		return d.box(s), nil
 	case 't':
@@ -552,10 +597,17 @@ func (d *decoder) str() (string, error) {
 		}
 		switch c := d.data[d.pos]; {
 		case c == '"':
-			if d.src == "" {
-				d.src = string(d.data)
+			var str string
+			if d.in != nil {
+				// Each string its own (or the interner's): an object kept
+				// does not keep its whole document's text.
+				str = d.in.text(d.data[start:d.pos])
+			} else {
+				if d.src == "" {
+					d.src = string(d.data)
+				}
+				str = d.src[start:d.pos]
 			}
-			str := d.src[start:d.pos]
 			d.pos++
 			return str, nil
 		case c == '\\':
