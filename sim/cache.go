@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -371,6 +372,28 @@ func (c *cachedCluster) EventNames(ctx context.Context, fn func(namespace, name 
 	}
 	return listNames(ctx, c, fn)
 }
+
+// GetMeta reads the store's meta bucket in the batch (see
+// local.BatchGetMeta): what a controller keeps with the cluster.
+func (c *cachedCluster) GetMeta(ctx context.Context, key string) ([]byte, error) {
+	v, ok, err := local.BatchGetMeta(ctx, c.Interface, key)
+	if !ok {
+		return nil, errNoMeta
+	}
+	return v, err
+}
+
+// PutMeta writes the store's meta bucket in the batch (see
+// local.BatchPutMeta).
+func (c *cachedCluster) PutMeta(ctx context.Context, key string, value []byte) error {
+	ok, err := local.BatchPutMeta(ctx, c.Interface, key, value)
+	if !ok {
+		return errNoMeta
+	}
+	return err
+}
+
+var errNoMeta = errors.New("sim: the cluster keeps no meta data")
 
 // listNames calls fn with the namespace and name of every Event, from a
 // List.

@@ -887,3 +887,26 @@ func (c *counting) EventNames(ctx context.Context, fn func(namespace, name strin
 	c.cached += n
 	return err
 }
+
+// metaStore is what the controllers may keep with the cluster (see
+// controller/event's TTLController).
+type metaStore interface {
+	GetMeta(ctx context.Context, key string) ([]byte, error)
+	PutMeta(ctx context.Context, key string, value []byte) error
+}
+
+// GetMeta passes the meta bucket of the store on.
+func (c *counting) GetMeta(ctx context.Context, key string) ([]byte, error) {
+	if m, ok := c.Interface.(metaStore); ok {
+		return m.GetMeta(ctx, key)
+	}
+	return nil, errNoMeta
+}
+
+// PutMeta passes the meta bucket of the store on.
+func (c *counting) PutMeta(ctx context.Context, key string, value []byte) error {
+	if m, ok := c.Interface.(metaStore); ok {
+		return m.PutMeta(ctx, key, value)
+	}
+	return errNoMeta
+}

@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -152,4 +153,39 @@ func (t *txn) scanPrefix(gk groupKind, namespace, prefix string, fn func(ns, nam
 		}
 	}
 	return nil
+}
+
+// BatchGetMeta is GetMeta in a batch: the value under key in the meta
+// bucket as the batch's transaction sees it (nil when there is none); ok
+// is false when c is not the cluster.Interface of a batch.
+func BatchGetMeta(ctx context.Context, c cluster.Interface, key string) (v []byte, ok bool, err error) {
+	b, ok := c.(*batch)
+	if !ok {
+		return nil, false, nil
+	}
+	err = b.do(ctx, func(t *txn) error {
+		v = bytes.Clone(t.tx.Bucket(bucketMeta).Get([]byte(key)))
+		return nil
+	})
+	return v, true, err
+}
+
+// BatchPutMeta is PutMeta in a batch: the value is stored with the batch's
+// other writes (Txn.Wrote reports it); ok is false when c is not the
+// cluster.Interface of a batch.
+func BatchPutMeta(ctx context.Context, c cluster.Interface, key string, value []byte) (ok bool, err error) {
+	b, ok := c.(*batch)
+	if !ok {
+		return false, nil
+	}
+	if key == "" || key == string(keyRevision) {
+		return true, fmt.Errorf("local: meta key %q is reserved", key)
+	}
+	return true, b.do(ctx, func(t *txn) error {
+		if err := t.tx.Bucket(bucketMeta).Put([]byte(key), value); err != nil {
+			return fmt.Errorf("local: put meta %s: %w", key, err)
+		}
+		t.metaDirty = true
+		return nil
+	})
 }

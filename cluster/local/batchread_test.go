@@ -85,3 +85,30 @@ func TestBatchReads(t *testing.T) {
 		t.Errorf("BatchNames on a Store, not a batch: ok")
 	}
 }
+
+func TestBatchMeta(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := BatchPutMeta(ctx, tx.Cluster(), "revision", []byte("x")); err == nil {
+		t.Errorf("BatchPutMeta of the revision succeeded")
+	}
+	if ok, err := BatchPutMeta(ctx, tx.Cluster(), "k", []byte("v")); !ok || err != nil || !tx.Wrote() {
+		t.Fatalf("BatchPutMeta = %v, %v; Wrote %v", ok, err, tx.Wrote())
+	}
+	if v, ok, err := BatchGetMeta(ctx, tx.Cluster(), "k"); !ok || err != nil || string(v) != "v" {
+		t.Errorf("BatchGetMeta in the batch = %q, %v, %v", v, ok, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.GetMeta(ctx, "k"); err != nil || string(v) != "v" {
+		t.Errorf("GetMeta after the commit = %q, %v", v, err)
+	}
+	if _, ok, _ := BatchGetMeta(ctx, s, "k"); ok {
+		t.Errorf("BatchGetMeta on a Store, not a batch: ok")
+	}
+}

@@ -479,8 +479,9 @@ func (x *Txn) Rollback() {
 	_ = x.tx.Rollback()
 }
 
-// Wrote reports whether the transaction changed any object so far.
-func (x *Txn) Wrote() bool { return x.t.revDirty }
+// Wrote reports whether the transaction changed any object, or wrote to
+// the meta bucket (BatchPutMeta), so far.
+func (x *Txn) Wrote() bool { return x.t.revDirty || x.t.metaDirty }
 
 type quietKey struct{}
 

@@ -118,7 +118,9 @@ type txn struct {
 	// rev is the last revision written (or, read-only, the current one).
 	rev      uint64
 	revDirty bool
-	events   []event
+	// metaDirty: a batch wrote to the meta bucket (BatchPutMeta).
+	metaDirty bool
+	events    []event
 	// failed is set when a call of a batch failed half-way: the batch must
 	// roll back.
 	failed error

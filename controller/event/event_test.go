@@ -204,6 +204,56 @@ func TestTTLReadsOnlyWhatMayHaveExpired(t *testing.T) {
 	}
 }
 
+// listCounter counts the Lists of a store, which keeps meta data.
+type listCounter struct {
+	*local.Store
+	lists int
+}
+
+func (l *listCounter) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	l.lists++
+	return l.Store.List(ctx, gvk, opts...)
+}
+
+// A new TTL controller (a new process) reads, from the cluster, when an
+// Event may expire first, instead of every Event's name.
+func TestTTLKeepsItsTimeWithTheCluster(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &clock{t: t0}
+	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := &listCounter{Store: s}
+	obj := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default", "uid": "u1"}}
+	if err := event.Record(ctx, s, t0, obj, event.Normal, "R", "m", "c"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(now time.Time) (events, lists int) {
+		c.lists = 0
+		if _, err := (&event.TTLController{}).Sync(ctx, c, now); err != nil {
+			t.Fatal(err)
+		}
+		lists = c.lists
+		l, err := s.List(ctx, kobj.EventGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l.Items), lists
+	}
+	if n, lists := count(t0.Add(10 * time.Minute)); n != 1 || lists != 1 {
+		t.Errorf("first sync: %d events, %d lists; want 1, 1", n, lists)
+	}
+	if n, lists := count(t0.Add(50 * time.Minute)); n != 1 || lists != 0 {
+		t.Errorf("a sync before the time kept: %d events, %d lists; want 1, 0", n, lists)
+	}
+	if n, lists := count(t0.Add(time.Hour)); n != 0 || lists != 1 {
+		t.Errorf("a sync at the hour: %d events, %d lists; want 0, 1", n, lists)
+	}
+}
+
 // The spam filter lets a burst of 25 through, then one per 5 minutes.
 func TestSpamFilter(t *testing.T) {
 	var f event.SpamFilter

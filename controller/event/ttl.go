@@ -29,9 +29,28 @@ const TTL = time.Hour
 // names them (`<object>.<hex nanoseconds of its first occurrence>`) lives
 // at least an hour after that time, so its name alone says it cannot have
 // expired yet; the others are read.
+//
+// It keeps that time with the cluster too, when the cluster offers to
+// (GetMeta and PutMeta, as the embedded cluster's controller runner and
+// store do), so that a new process does not read every Event's name
+// first: no Event written later can expire before it (every Event lives
+// an hour after it was created), and a full sync reads the names again
+// once it has passed.
 type TTLController struct {
 	mu   sync.Mutex
 	next time.Time
+	// kept is the time kept with the cluster, as read or written last.
+	kept string
+}
+
+// metaKey is where the TTL controller keeps, with the cluster, the
+// earliest time an Event may expire.
+const metaKey = "event-ttl-next"
+
+// metaStore is what a cluster can offer to keep a little data with it.
+type metaStore interface {
+	GetMeta(ctx context.Context, key string) ([]byte, error)
+	PutMeta(ctx context.Context, key string, value []byte) error
 }
 
 var _ controller.Controller = (*TTLController)(nil)
@@ -43,7 +62,7 @@ func (*TTLController) Name() string { return "event-ttl" }
 func (tc *TTLController) Reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	tc.next = time.Time{}
+	tc.next, tc.kept = time.Time{}, ""
 }
 
 // nameSlack is how much earlier than the time its name carries an Event's
@@ -56,13 +75,23 @@ func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time
 	var res controller.Result
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	meta, _ := c.(metaStore)
+	if tc.next.IsZero() && meta != nil {
+		// A new process: the time kept with the cluster, if any.
+		if v, err := meta.GetMeta(ctx, metaKey); err == nil && len(v) > 0 {
+			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+				tc.next, tc.kept = t, string(v)
+			}
+		}
+	}
 	if now.Before(tc.next) {
 		return res, nil
 	}
 	if _, err := c.Mapper().ResourceFor(kobj.EventGVK); err != nil {
 		return res, nil
 	}
-	var next time.Time
+	// An Event written from now on expires an hour after at the earliest.
+	next := now.Add(TTL - nameSlack)
 	later := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
 			next = t
@@ -118,6 +147,11 @@ func (tc *TTLController) Sync(ctx context.Context, c cluster.Interface, now time
 		res.Changed = true
 	}
 	tc.next = next
+	if v := next.UTC().Format(time.RFC3339Nano); meta != nil && v != tc.kept {
+		if err := meta.PutMeta(ctx, metaKey, []byte(v)); err == nil {
+			tc.kept = v
+		}
+	}
 	return res, nil
 }
 
