@@ -157,9 +157,26 @@ func (s *syncer) podsForRemoval(pods []map[string]any, rmAtLeast int) []map[stri
 	return rm
 }
 
+// sortByIndex sorts pods by completion index, stably; each pod's index
+// is read once.
+func sortByIndex(pods []map[string]any) {
+	type indexed struct {
+		ix  int
+		pod map[string]any
+	}
+	xs := make([]indexed, len(pods))
+	for i, p := range pods {
+		xs[i] = indexed{completionIndex(p), p}
+	}
+	sort.SliceStable(xs, func(i, j int) bool { return xs[i].ix < xs[j].ix })
+	for i, x := range xs {
+		pods[i] = x.pod
+	}
+}
+
 func duplicatedIndexPods(pods []map[string]any, completions int) (rm, left []map[string]any) {
 	sorted := append([]map[string]any{}, pods...)
-	sort.SliceStable(sorted, func(i, j int) bool { return completionIndex(sorted[i]) < completionIndex(sorted[j]) })
+	sortByIndex(sorted)
 	group := func(ps []map[string]any, ix int) {
 		switch {
 		case len(ps) == 0:
@@ -396,7 +413,7 @@ func (s *syncer) track(ctx context.Context, jc *jobCtx, needs bool) error {
 	pods := jc.pods
 	if s.spec.indexed {
 		pods = append([]map[string]any{}, pods...)
-		sort.SliceStable(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
+		sortByIndex(pods)
 	}
 	withFinalizer := map[string]bool{}
 	for _, p := range pods {
