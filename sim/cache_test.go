@@ -93,6 +93,16 @@ func scenario(t *testing.T, cached bool) string {
 			t.Fatal(err)
 		}
 	}
+	// A DaemonSet with minReadySeconds, updated below.
+	if _, err := st.Create(ctx, map[string]any{
+		"apiVersion": "apps/v1", "kind": "DaemonSet",
+		"metadata": map[string]any{"name": "agent", "namespace": "default"},
+		"spec": map[string]any{"minReadySeconds": int64(3), "selector": map[string]any{"matchLabels": map[string]any{"app": "agent"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "agent"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "a", "image": "nginx:1.16.1"}}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// Services: numeric and named target ports, not-ready pods, one
 	// selecting every pod, one deleted, a pod moved out of a selector.
 	for _, svc := range []map[string]any{
@@ -119,6 +129,14 @@ func scenario(t *testing.T, cached bool) string {
 	step(time.Minute)
 	for i := range 4 {
 		edit(fmt.Sprintf("web%d", i), image("nginx:1.14.2"))
+	}
+	ds, err := st.Get(ctx, schema.GVK{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "default", "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	image("nginx:1.14.2")(ds)
+	if _, err := st.Update(ctx, ds); err != nil {
+		t.Fatal(err)
 	}
 	step(3 * time.Second)
 	edit("web0", func(d map[string]any) { spec(d)["replicas"] = int64(7) })
@@ -173,6 +191,7 @@ func scenario(t *testing.T, cached bool) string {
 	var out []string
 	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK,
 		{Group: "batch", Version: "v1", Kind: "Job"}, {Group: "batch", Version: "v1", Kind: "CronJob"},
+		{Group: "apps", Version: "v1", Kind: "DaemonSet"},
 		{Version: "v1", Kind: "Endpoints"}, {Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}} {
 		l, err := st.List(ctx, gvk)
 		if err != nil {
@@ -222,7 +241,7 @@ func TestListCacheSameResult(t *testing.T) {
 	if a != b {
 		t.Errorf("cached and uncached runs differ:\n%s", lineDiff(a, b))
 	}
-	for _, want := range []string{"Endpoints web0 ", "Endpoints web2 ", "Endpoints all ", "kubernetes.io/service-name:web0"} {
+	for _, want := range []string{"DaemonSet agent ", "Pod agent-", "Endpoints web0 ", "Endpoints web2 ", "Endpoints all ", "kubernetes.io/service-name:web0"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("scenario left no %q:\n%s", want, a)
 		}

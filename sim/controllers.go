@@ -39,7 +39,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		deployment.Controller{},
 		replicaset.New(),
 		statefulset.Controller{},
-		daemonset.Controller{},
+		daemonset.New(),
 		cronjob.Controller{},
 		job.New(),
 		job.TTLAfterFinished{},

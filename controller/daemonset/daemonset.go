@@ -29,6 +29,7 @@ import (
 	"github.com/konverge/konverge/controller/internal/history"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/internal/podhash"
+	"github.com/konverge/konverge/controller/internal/podmemo"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -47,43 +48,106 @@ const (
 // BurstReplicas).
 const burstReplicas = 250
 
-// Controller is the DaemonSet controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the DaemonSet controller. The zero value syncs every
+// DaemonSet in every sync; New returns one that remembers (an incremental
+// controller, one per runner).
+type Controller struct {
+	m *podmemo.Memory
+}
 
-var _ controller.Controller = Controller{}
+// New returns an incremental DaemonSet controller: SyncChanged syncs only
+// the DaemonSets that writes since concern (see podmemo.Memory.Dirty; any
+// Node), those whose last sync wrote something and those whose requeue
+// time came; the others would write nothing.
+func New() Controller { return Controller{m: &podmemo.Memory{}} }
+
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "daemonset" }
 
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Controller) Reset() {
+	if ctl.m != nil {
+		ctl.m.Reset()
+	}
+}
+
 // Sync reconciles every DaemonSet once.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	var res controller.Result
+	m := ctl.m
+	if m == nil {
+		m = &podmemo.Memory{}
+	}
+	dss, err := c.List(ctx, kobj.DaemonSetGVK)
+	if err != nil {
+		return res, fmt.Errorf("daemonset: list daemonsets: %w", err)
+	}
+	if len(dss.Items) == 0 {
+		m.Reset()
+		return res, nil
+	}
+	pods, err := c.List(ctx, kobj.PodGVK)
+	if err != nil {
+		return res, fmt.Errorf("daemonset: list pods: %w", err)
+	}
+	m.Rebuild(pods.Items)
+	return syncAll(ctx, c, now, m, dss.Items, claim.NewIndex(pods.Items))
+}
+
+// SyncChanged implements controller.Incremental.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	m := ctl.m
+	if m == nil || !m.OK {
+		return ctl.Sync(ctx, c, now)
+	}
 	var res controller.Result
 	dss, err := c.List(ctx, kobj.DaemonSetGVK)
 	if err != nil {
 		return res, fmt.Errorf("daemonset: list daemonsets: %w", err)
 	}
 	if len(dss.Items) == 0 {
+		m.Reset()
 		return res, nil
 	}
+	d, err := m.Dirty(ctx, c, changed, dss.Items, podmemo.Kinds{Group: "apps", Kind: "DaemonSet", Nodes: true})
+	if err != nil {
+		return res, fmt.Errorf("daemonset: %w", err)
+	}
+	var todo []map[string]any
+	for _, ds := range dss.Items {
+		if at, skip := m.Skip(d, ds, now); skip {
+			res = res.Merge(controller.Result{RequeueAt: at})
+			continue
+		}
+		todo = append(todo, ds)
+	}
+	m.Forget(dss.Items)
+	if len(todo) == 0 {
+		return res, nil
+	}
+	out, err := syncAll(ctx, c, now, m, todo, claim.NewIndex(m.Candidates(todo)))
+	return res.Merge(out), err
+}
+
+// syncAll syncs dss with the pods of idx (all pods, or those dss may
+// claim).
+func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, dss []map[string]any, idx *claim.Index) (controller.Result, error) {
+	var res controller.Result
 	nodes, err := c.List(ctx, kobj.NodeGVK)
 	if err != nil {
 		return res, fmt.Errorf("daemonset: list nodes: %w", err)
-	}
-	pods, err := c.List(ctx, kobj.PodGVK)
-	if err != nil {
-		return res, fmt.Errorf("daemonset: list pods: %w", err)
 	}
 	revs, err := c.List(ctx, kobj.ControllerRevisionGVK)
 	if err != nil {
 		return res, fmt.Errorf("daemonset: list controllerrevisions: %w", err)
 	}
-	w := &world{c: c, now: now, nodes: nodes.Items, pods: claim.NewIndex(pods.Items), revs: claim.NewIndex(revs.Items),
-		names: map[[2]string]bool{}}
-	for _, p := range pods.Items {
-		w.names[[2]string{kobj.Namespace(p), kobj.Name(p)}] = true
-	}
+	w := &world{c: c, now: now, nodes: nodes.Items, pods: idx, revs: claim.NewIndex(revs.Items),
+		names: names{taken: m.Taken}}
 	var errs []error
-	for _, ds := range dss.Items {
+	for _, ds := range dss {
 		// An object whose last sync failed waits for its back-off, unless
 		// it was changed since (an update is queued at once).
 		until, waiting, err := event.Waiting(ctx, c, ds, Component, now)
@@ -92,11 +156,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		}
 		if waiting {
 			res = res.Merge(controller.Result{RequeueAt: until})
+			m.Synced(ds, false, until)
 			continue
 		}
 		s := &syncer{world: w, ds: ds}
 		err = s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		m.Synced(ds, s.changed || err != nil, s.requeue)
 		retry, failure, rerr := event.AfterSync(ctx, c, ds, Component, now, err)
 		if rerr != nil {
 			return res, fmt.Errorf("daemonset: %w", rerr)
@@ -118,7 +184,23 @@ type world struct {
 	nodes []cluster.Object
 	pods  *claim.Index
 	revs  *claim.Index
-	names map[[2]string]bool
+	names names
+}
+
+// names are the pod names taken: those of the pods the memory holds and
+// those a sync created.
+type names struct {
+	taken func(podmemo.Key) bool
+	added map[podmemo.Key]bool
+}
+
+func (n *names) has(k podmemo.Key) bool { return n.added[k] || n.taken(k) }
+
+func (n *names) add(k podmemo.Key) {
+	if n.added == nil {
+		n.added = map[podmemo.Key]bool{}
+	}
+	n.added[k] = true
 }
 
 type syncer struct {
@@ -527,11 +609,11 @@ func (s *syncer) newPod(node, hash string) map[string]any {
 		// does not take the name of the one it replaces, and the same
 		// cluster at the same time names it the same.
 		name = prefix + kobj.ShortName(5, ns, dsName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
-		if !s.names[[2]string{ns, name}] {
+		if !s.names.has(podmemo.Key{ns, name}) {
 			break
 		}
 	}
-	s.names[[2]string{ns, name}] = true
+	s.names.add(podmemo.Key{ns, name})
 	pmd := map[string]any{
 		"name":            name,
 		"generateName":    prefix,
