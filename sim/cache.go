@@ -56,6 +56,15 @@ var sharedPaths = []string{
 // maxShared bounds the values the interner remembers.
 const maxShared = 4096
 
+// share returns obj, an object a write returned, with the values it has
+// in common with the cached objects shared (see sharedPaths).
+func (lc *listCache) share(obj cluster.Object) cluster.Object {
+	if lc.interner == nil {
+		lc.interner = value.NewInterner(maxShared, sharedPaths...)
+	}
+	return lc.interner.Share(obj)
+}
+
 func (lc *listCache) readOptions() local.ReadOptions {
 	if lc.interner == nil {
 		lc.interner = value.NewInterner(maxShared, sharedPaths...)
@@ -605,7 +614,7 @@ func (c *cachedCluster) wrote(group, kind string, k nsName, obj cluster.Object, 
 		delete(kc.stale, k)
 		// The caller has obj too: it must not change it either (nor the
 		// copy the cache keeps, which shares all but the metadata).
-		kept := withoutManagedFields(obj)
+		kept := lc.share(withoutManagedFields(obj))
 		kc.set(k, kept)
 		lc.hand([]cluster.Object{kept})
 	}

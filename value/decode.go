@@ -181,6 +181,78 @@ func (in *Interner) match(path []string) bool {
 	return false
 }
 
+// Share returns obj with the values at the interner's paths replaced by
+// equal ones it holds (and those it did not hold remembered): an object
+// not decoded by the interner (one a write returned) shares them too. obj
+// is not changed: the maps and lists on the way to a replaced value are
+// copied. Values that do not encode are left as they are.
+func (in *Interner) Share(obj map[string]any) map[string]any {
+	out := obj
+	for _, p := range in.paths {
+		if v, ok := in.share(out, p); ok {
+			out = v.(map[string]any)
+		}
+	}
+	return out
+}
+
+// share returns v with the values at path (relative to v) shared, and
+// whether anything changed (v itself is never changed).
+func (in *Interner) share(v any, path []string) (any, bool) {
+	if len(path) == 0 {
+		enc, err := Encode(v)
+		if err != nil {
+			return v, false
+		}
+		if s, ok := in.table[string(enc)]; ok {
+			in.Hits++
+			return s, true
+		}
+		if len(in.table) >= in.max {
+			clear(in.table)
+		}
+		in.table[string(enc)] = v
+		return v, false
+	}
+	if path[0] == "[]" {
+		l, ok := v.([]any)
+		if !ok {
+			return v, false
+		}
+		var out []any
+		for i, e := range l {
+			if s, changed := in.share(e, path[1:]); changed {
+				if out == nil {
+					out = slices.Clone(l)
+				}
+				out[i] = s
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, false
+	}
+	e, ok := m[path[0]]
+	if !ok {
+		return v, false
+	}
+	s, changed := in.share(e, path[1:])
+	if !changed {
+		return v, false
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		out[k] = x
+	}
+	out[path[0]] = s
+	return out, true
+}
+
 // DecodeObjectWithout is DecodeObjectWithout sharing the values at the
 // interner's paths.
 func (in *Interner) DecodeObjectWithout(data []byte, outer, inner string) (map[string]any, error) {

@@ -660,3 +660,37 @@ func TestInterner(t *testing.T) {
 		t.Errorf("a malformed interned value decoded")
 	}
 }
+
+func TestInternerShare(t *testing.T) {
+	in := value.NewInterner(16, "spec.containers", "spec.volumes.[].projected")
+	doc := []byte(`{"spec":{"containers":[{"image":"nginx","name":"app"}],"volumes":[{"name":"t1","projected":{"sources":[{"configMap":{"name":"ca"}}]}},{"name":"x"}]}}`)
+	decoded, err := in.DecodeObjectWithout(doc, "metadata", "managedFields")
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := value.DecodeObject(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := value.Encode(written)
+	shared := in.Share(written)
+	if after, _ := value.Encode(written); string(after) != string(before) {
+		t.Errorf("Share changed its argument: %s", after)
+	}
+	if !value.Equal(shared, written) {
+		t.Errorf("Share = %v, want %v", shared, written)
+	}
+	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
+	if &spec(shared)["containers"].([]any)[0] != &spec(decoded)["containers"].([]any)[0] {
+		t.Errorf("containers not shared")
+	}
+	proj := func(o map[string]any) string {
+		return fmt.Sprintf("%p", spec(o)["volumes"].([]any)[0].(map[string]any)["projected"])
+	}
+	if proj(shared) != proj(decoded) || proj(written) == proj(decoded) {
+		t.Errorf("projected volume: shared %s, decoded %s, written %s", proj(shared), proj(decoded), proj(written))
+	}
+	if in.Hits != 2 {
+		t.Errorf("%d hits, want 2", in.Hits)
+	}
+}
