@@ -306,22 +306,96 @@ func (t *txn) finalize(k objKey, stored *record, final map[string]any) error {
 			return err
 		}
 		if ok && owner != nil && isDeleting(owner.obj) && hasFinalizer(owner.obj, finalizerForeground) {
-			if err := t.reconcileDeleting(t.ownerKey(k.namespace, r)); err != nil {
+			ownerKey := t.ownerKey(k.namespace, r)
+			if t.reconciling[ownerKey] {
+				continue // finishes itself further up the stack
+			}
+			if t.countDependents(r.UID, manyLeft+1) > manyLeft {
+				// Many dependents are left: the owner goes on waiting
+				// unless none of them blocks it.
+				if blocked, err := t.hasBlockingDependents(r.UID); err != nil || blocked {
+					return err
+				}
+			}
+			if err := t.reconcileDeleting(ownerKey); err != nil {
 				return err
 			}
 		}
 	}
 	if k.namespace != "" {
-		if err := t.reconcileDeleting(objKey{gk: namespaceGK, name: k.namespace}); err != nil {
-			return err
+		nk := objKey{gk: namespaceGK, name: k.namespace}
+		if !t.reconciling[nk] && t.deleting(nk) && t.countIn(t.kinds(), k.namespace, manyLeft+1) <= manyLeft {
+			if err := t.reconcileDeleting(nk); err != nil {
+				return err
+			}
 		}
 	}
 	if crd := t.api.crds[k.gk]; crd != nil {
-		if err := t.reconcileDeleting(objKey{gk: crdGK, name: crd.name}); err != nil {
-			return err
+		if ck := (objKey{gk: crdGK, name: crd.name}); !t.reconciling[ck] && t.countIn([]groupKind{k.gk}, "", manyLeft+1) <= manyLeft {
+			if err := t.reconcileDeleting(ck); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// manyLeft bounds the work the departure of one object makes for what
+// waits for it. An owner deleting in the foreground, a terminating
+// namespace or CRD is reconciled in full (its dependents collected, its
+// content deleted and counted) when its deletion starts, and again as
+// each object it waits for goes, but only once at most manyLeft of them
+// are left: each reconciliation reads every object left, so doing it at
+// every departure made deleting n objects cost n² reads (a Deployment of
+// 2,000 replicas deleted in the foreground took 90 s of CPU). Until then
+// a departure only checks whether the owner may go (its first blocking
+// dependent is found at once), and a namespace's conditions keep the
+// counts of their last reconciliation.
+const manyLeft = 64
+
+// deleting reports whether an object is stored and being deleted.
+func (t *txn) deleting(k objKey) bool {
+	rec, err := t.load(k)
+	return err == nil && rec != nil && isDeleting(rec.obj)
+}
+
+// countDependents counts the objects whose ownerReferences name uid, up to
+// limit.
+func (t *txn) countDependents(uid string, limit int) int {
+	if uid == "" {
+		return 0
+	}
+	prefix := append([]byte(uid), 0)
+	n := 0
+	c := t.tx.Bucket(bucketOwners).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+// countIn counts the stored objects of the kinds in namespace (all
+// namespaces when ""), up to limit.
+func (t *txn) countIn(kinds []groupKind, namespace string, limit int) int {
+	var prefix []byte
+	if namespace != "" {
+		prefix = nameKey(namespace, "")
+	}
+	n := 0
+	for _, gk := range kinds {
+		b, err := t.kindBucket(gk, false)
+		if err != nil || b == nil {
+			continue
+		}
+		c := b.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Next() {
+			n++
+		}
+		if n >= limit {
+			break
+		}
+	}
+	return n
 }
 
 // ownerKey is where the owner an ownerReference names is stored; the
@@ -427,17 +501,16 @@ func (t *txn) collectGarbage(d objKey) error {
 
 // dependentDeletingDependents reports a dependent of uid that is being
 // deleted in the foreground.
-func (t *txn) dependentDeletingDependents(uid string) (bool, error) {
-	for _, k := range t.dependents(uid) {
-		rec, err := t.load(k)
-		if err != nil {
-			return false, err
+func (t *txn) dependentDeletingDependents(uid string) (found bool, err error) {
+	t.eachDependent(uid, func(k objKey) bool {
+		var rec *record
+		if rec, err = t.load(k); err != nil {
+			return false
 		}
-		if rec != nil && isDeleting(rec.obj) && hasFinalizer(rec.obj, finalizerForeground) {
-			return true, nil
-		}
-	}
-	return false, nil
+		found = rec != nil && isDeleting(rec.obj) && hasFinalizer(rec.obj, finalizerForeground)
+		return !found
+	})
+	return found, err
 }
 
 // unblockOwnerRefs sets blockOwnerDeletion false on the references that
@@ -481,22 +554,29 @@ func (t *txn) orphanDependents(uid string) error {
 
 // hasBlockingDependents reports a dependent of uid that blocks its owner's
 // foreground deletion (blockOwnerDeletion).
-func (t *txn) hasBlockingDependents(uid string) (bool, error) {
-	for _, d := range t.dependents(uid) {
-		rec, err := t.load(d)
-		if err != nil {
-			return false, err
+func (t *txn) hasBlockingDependents(uid string) (blocked bool, err error) {
+	t.eachDependent(uid, func(d objKey) bool {
+		var rec *record
+		if rec, err = t.load(d); err != nil {
+			return false
 		}
-		if rec == nil {
-			continue
-		}
-		for _, r := range ownerRefs(rec.obj) {
+		for _, r := range ownerRefs(recordObj(rec)) {
 			if r.UID == uid && r.BlockOwnerDeletion {
-				return true, nil
+				blocked = true
+				return false
 			}
 		}
+		return true
+	})
+	return blocked, err
+}
+
+// recordObj is a record's object, nil for no record.
+func recordObj(rec *record) map[string]any {
+	if rec == nil {
+		return nil
 	}
-	return false, nil
+	return rec.obj
 }
 
 // keysIn lists the stored objects of a kind in namespace (all when "").

@@ -99,6 +99,10 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// decoded counts the objects decoded by writes (a measure of their
+	// work, for tests).
+	decoded atomic.Int64
 }
 
 var _ cluster.Interface = (*Store)(nil)

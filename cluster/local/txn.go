@@ -232,6 +232,7 @@ func (t *txn) read(k objKey) (obj map[string]any, raw []byte, err error) {
 	if obj, err = value.DecodeObject(raw); err != nil {
 		return nil, nil, t.wrap("decode", k, err)
 	}
+	t.s.decoded.Add(1)
 	return obj, raw, nil
 }
 
@@ -390,11 +391,21 @@ func ownerSuffix(k objKey) []byte {
 
 // dependents returns the objects with an ownerReference to uid.
 func (t *txn) dependents(uid string) []objKey {
+	var out []objKey
+	t.eachDependent(uid, func(k objKey) bool {
+		out = append(out, k)
+		return true
+	})
+	return out
+}
+
+// eachDependent calls fn with the objects whose ownerReferences name uid,
+// in key order, while fn returns true.
+func (t *txn) eachDependent(uid string, fn func(objKey) bool) {
 	if uid == "" {
-		return nil
+		return
 	}
 	prefix := append([]byte(uid), 0)
-	var out []objKey
 	c := t.tx.Bucket(bucketOwners).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		parts := strings.SplitN(string(k[len(prefix):]), "\x00", 3)
@@ -402,9 +413,10 @@ func (t *txn) dependents(uid string) []objKey {
 			continue
 		}
 		group, kind, _ := strings.Cut(parts[0], "/")
-		out = append(out, objKey{gk: groupKind{group, kind}, namespace: parts[1], name: parts[2]})
+		if !fn(objKey{gk: groupKind{group, kind}, namespace: parts[1], name: parts[2]}) {
+			return
+		}
 	}
-	return out
 }
 
 // scan calls fn for every object of a kind in namespace (all when ""), in
