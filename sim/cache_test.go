@@ -103,6 +103,16 @@ func scenario(t *testing.T, cached bool) string {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A StatefulSet of ordered pods, updated below.
+	if _, err := st.Create(ctx, map[string]any{
+		"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"name": "db", "namespace": "default"},
+		"spec": map[string]any{"replicas": int64(3), "serviceName": "db", "selector": map[string]any{"matchLabels": map[string]any{"app": "db"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "db"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "d", "image": "nginx:1.16.1"}}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// Services: numeric and named target ports, not-ready pods, one
 	// selecting every pod, one deleted, a pod moved out of a selector.
 	for _, svc := range []map[string]any{
@@ -136,6 +146,14 @@ func scenario(t *testing.T, cached bool) string {
 	}
 	image("nginx:1.14.2")(ds)
 	if _, err := st.Update(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	sts, err := st.Get(ctx, schema.GVK{Group: "apps", Version: "v1", Kind: "StatefulSet"}, "default", "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	image("nginx:1.14.2")(sts)
+	if _, err := st.Update(ctx, sts); err != nil {
 		t.Fatal(err)
 	}
 	step(3 * time.Second)
@@ -191,7 +209,7 @@ func scenario(t *testing.T, cached bool) string {
 	var out []string
 	for _, gvk := range []schema.GVK{deployGVK, {Group: "apps", Version: "v1", Kind: "ReplicaSet"}, podGVK,
 		{Group: "batch", Version: "v1", Kind: "Job"}, {Group: "batch", Version: "v1", Kind: "CronJob"},
-		{Group: "apps", Version: "v1", Kind: "DaemonSet"},
+		{Group: "apps", Version: "v1", Kind: "DaemonSet"}, {Group: "apps", Version: "v1", Kind: "StatefulSet"},
 		{Version: "v1", Kind: "Endpoints"}, {Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}} {
 		l, err := st.List(ctx, gvk)
 		if err != nil {
@@ -241,7 +259,7 @@ func TestListCacheSameResult(t *testing.T) {
 	if a != b {
 		t.Errorf("cached and uncached runs differ:\n%s", lineDiff(a, b))
 	}
-	for _, want := range []string{"DaemonSet agent ", "Pod agent-", "Endpoints web0 ", "Endpoints web2 ", "Endpoints all ", "kubernetes.io/service-name:web0"} {
+	for _, want := range []string{"DaemonSet agent ", "Pod agent-", "StatefulSet db ", "Pod db-2 ", "Endpoints web0 ", "Endpoints web2 ", "Endpoints all ", "kubernetes.io/service-name:web0"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("scenario left no %q:\n%s", want, a)
 		}

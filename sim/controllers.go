@@ -38,7 +38,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		podautoscaler.Controller{},
 		deployment.Controller{},
 		replicaset.New(),
-		statefulset.Controller{},
+		statefulset.New(),
 		daemonset.New(),
 		cronjob.Controller{},
 		job.New(),

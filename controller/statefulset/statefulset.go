@@ -32,6 +32,7 @@ import (
 	"github.com/konverge/konverge/controller/internal/claim"
 	"github.com/konverge/konverge/controller/internal/history"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/podmemo"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -46,37 +47,104 @@ const (
 	RevisionLabel = "controller-revision-hash"
 )
 
-// Controller is the StatefulSet controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the StatefulSet controller. The zero value syncs every
+// StatefulSet in every sync; New returns one that remembers (an
+// incremental controller, one per runner).
+type Controller struct {
+	m *podmemo.Memory
+}
 
-var _ controller.Controller = Controller{}
+// New returns an incremental StatefulSet controller: SyncChanged syncs
+// only the StatefulSets that writes since concern (see
+// podmemo.Memory.Dirty; the claims of their namespace), those whose last
+// sync wrote something and those whose requeue time came; the others
+// would write nothing.
+func New() Controller { return Controller{m: &podmemo.Memory{}} }
+
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "statefulset" }
 
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Controller) Reset() {
+	if ctl.m != nil {
+		ctl.m.Reset()
+	}
+}
+
 // Sync reconciles every StatefulSet once: one List each of StatefulSets,
 // Pods, PersistentVolumeClaims and ControllerRevisions, then only the
 // writes that change something.
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
+	m := ctl.m
+	if m == nil {
+		m = &podmemo.Memory{}
+	}
 	sets, err := c.List(ctx, kobj.StatefulSetGVK)
 	if err != nil {
 		return res, fmt.Errorf("statefulset: list statefulsets: %w", err)
 	}
 	if len(sets.Items) == 0 {
+		m.Reset()
 		return res, nil
 	}
 	pods, err := c.List(ctx, kobj.PodGVK)
 	if err != nil {
 		return res, fmt.Errorf("statefulset: list pods: %w", err)
 	}
+	m.Rebuild(pods.Items)
+	return syncAll(ctx, c, now, m, sets.Items, claim.NewIndex(pods.Items))
+}
+
+// SyncChanged implements controller.Incremental.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	m := ctl.m
+	if m == nil || !m.OK {
+		return ctl.Sync(ctx, c, now)
+	}
+	var res controller.Result
+	sets, err := c.List(ctx, kobj.StatefulSetGVK)
+	if err != nil {
+		return res, fmt.Errorf("statefulset: list statefulsets: %w", err)
+	}
+	if len(sets.Items) == 0 {
+		m.Reset()
+		return res, nil
+	}
+	d, err := m.Dirty(ctx, c, changed, sets.Items, podmemo.Kinds{Group: "apps", Kind: "StatefulSet", Claims: true})
+	if err != nil {
+		return res, fmt.Errorf("statefulset: %w", err)
+	}
+	var todo []map[string]any
+	for _, set := range sets.Items {
+		if at, skip := m.Skip(d, set, now); skip {
+			res = res.Merge(controller.Result{RequeueAt: at})
+			continue
+		}
+		todo = append(todo, set)
+	}
+	m.Forget(sets.Items)
+	if len(todo) == 0 {
+		return res, nil
+	}
+	out, err := syncAll(ctx, c, now, m, todo, claim.NewIndex(m.Candidates(todo)))
+	return res.Merge(out), err
+}
+
+// syncAll syncs sets with the pods of idx (all pods, or those sets may
+// claim).
+func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, sets []map[string]any, idx *claim.Index) (controller.Result, error) {
+	var res controller.Result
 	revs, err := c.List(ctx, kobj.ControllerRevisionGVK)
 	if err != nil {
 		return res, fmt.Errorf("statefulset: list controllerrevisions: %w", err)
 	}
-	w := &world{c: c, now: now, pods: claim.NewIndex(pods.Items), revs: claim.NewIndex(revs.Items)}
+	w := &world{c: c, now: now, pods: idx, revs: claim.NewIndex(revs.Items)}
 	var errs []error
-	for _, set := range sets.Items {
+	for _, set := range sets {
 		// An object whose last sync failed waits for its back-off, unless
 		// it was changed since (an update is queued at once).
 		until, waiting, err := event.Waiting(ctx, c, set, Component, now)
@@ -85,11 +153,13 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		}
 		if waiting {
 			res = res.Merge(controller.Result{RequeueAt: until})
+			m.Synced(set, false, until)
 			continue
 		}
 		s := &syncer{world: w, set: set}
 		err = s.run(ctx)
 		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
+		m.Synced(set, s.changed || err != nil, s.requeue)
 		retry, failure, rerr := event.AfterSync(ctx, c, set, Component, now, err)
 		if rerr != nil {
 			return res, fmt.Errorf("statefulset: %w", rerr)

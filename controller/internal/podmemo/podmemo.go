@@ -135,6 +135,9 @@ type Kinds struct {
 	Group, Kind string
 	// Nodes: a Node write concerns every owner.
 	Nodes bool
+	// Claims: a PersistentVolumeClaim write concerns every owner of its
+	// namespace.
+	Claims bool
 }
 
 // Dirty names the owners writes concern, and the namespaces all of whose
@@ -149,7 +152,8 @@ type Dirty struct {
 // they concern (an owner; a pod or ControllerRevision it controls, or an
 // orphan its selector matches, before or after the write; its Events,
 // named <owner>.<hex>; its namespace, quotas and limits; with
-// kinds.Nodes, any Node), and brings the memory's pods up to date.
+// kinds.Nodes, any Node; with kinds.Claims, the claims of its namespace),
+// and brings the memory's pods up to date.
 func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds) (Dirty, error) {
 	d := Dirty{owners: map[Key]bool{}, ns: map[string]bool{}}
 	var byUID map[string]Key
@@ -204,6 +208,10 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 		case k.Group == "" && k.Kind == "Node":
 			if kinds.Nodes {
 				d.all = true
+			}
+		case k.Group == "" && k.Kind == "PersistentVolumeClaim":
+			if kinds.Claims {
+				d.ns[k.Namespace] = true
 			}
 		case k.Group == "apps" && k.Kind == "ControllerRevision":
 			// Rare: every owner of the namespace.
