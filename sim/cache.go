@@ -40,18 +40,10 @@ type listCache struct {
 	interner *value.Interner
 }
 
-// sharedPaths are where the objects the cache reads share equal values:
-// the pods of one template have the same labels, owner, containers,
-// tolerations and service account token volume, and those that started
-// in the same second the same conditions. Shared values take their memory
-// once (about half of a pod's); like every object the cache hands out,
-// nobody changes them.
-var sharedPaths = []string{
-	"metadata.labels", "metadata.annotations", "metadata.ownerReferences",
-	"spec.containers", "spec.initContainers", "spec.tolerations", "spec.affinity",
-	"spec.securityContext", "spec.volumes.[].projected", "spec.topologySpreadConstraints",
-	"status.conditions", "status.hostIPs",
-}
+// sharedPaths are where the objects the cache holds share equal values
+// (see local.CommonPaths): shared values take their memory once (about half
+// of a pod's); like every object the cache hands out, nobody changes them.
+var sharedPaths = local.CommonPaths
 
 // maxShared bounds the values the interner remembers.
 const maxShared = 4096

@@ -30,6 +30,20 @@ type ReadOptions struct {
 	Interner *value.Interner
 }
 
+// CommonPaths are where objects of one kind often hold equal values: the
+// pods of one template have the same labels, owner, containers,
+// tolerations and service account token volume, and those that started in
+// the same second the same conditions (paths for value.NewInterner).
+var CommonPaths = []string{
+	"metadata.labels", "metadata.annotations", "metadata.ownerReferences",
+	"spec.containers", "spec.initContainers", "spec.tolerations", "spec.affinity",
+	"spec.securityContext", "spec.volumes.[].projected", "spec.topologySpreadConstraints",
+	"status.conditions", "status.hostIPs",
+}
+
+// listShared bounds the values a List's interner remembers.
+const listShared = 4096
+
 // BatchList lists the objects of a kind as List does, narrowed and
 // lightened by o; ok is false when c is not the cluster.Interface of a
 // batch (see BatchRevision), and the caller lists otherwise.

@@ -7,6 +7,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
+	"github.com/konverge/konverge/value"
 )
 
 // get is the Get verb.
@@ -104,8 +105,14 @@ func (t *txn) list(gvk schema.GVK, o cluster.ListOptions) (*cluster.List, error)
 	}
 	out := &cluster.List{Items: []cluster.Object{}, ResourceVersion: strconv.FormatUint(t.rev, 10)}
 	apiVersion := gvk.APIVersion()
+	ro := ReadOptions{WithoutManagedFields: o.WithoutManagedFields}
+	if o.WithoutManagedFields {
+		// A caller that reads less (a table): the list's objects share
+		// their common values and keep no text of their documents.
+		ro.Interner = value.NewInterner(listShared, CommonPaths...)
+	}
 	err = t.scan(gkOf(res), sel.namespace, func(ns, name string, raw []byte) error {
-		obj, err := decodeRead(raw, ReadOptions{WithoutManagedFields: o.WithoutManagedFields})
+		obj, err := decodeRead(raw, ro)
 		if err != nil {
 			return t.wrap("decode", objKey{gk: gkOf(res), namespace: ns, name: name}, err)
 		}
