@@ -14,13 +14,14 @@ import (
 	"github.com/konverge/konverge/controller/persistentvolume"
 	"github.com/konverge/konverge/controller/podautoscaler"
 	"github.com/konverge/konverge/controller/replicaset"
+	"github.com/konverge/konverge/controller/replication"
 	"github.com/konverge/konverge/controller/statefulset"
 	"github.com/konverge/konverge/controller/volumeprotection"
 	"github.com/konverge/konverge/kubelet"
 )
 
 // Controllers returns the controllers of the embedded cluster, in the
-// order every round runs them: the HorizontalPodAutoscalers, the Deployment, ReplicaSet, StatefulSet,
+// order every round runs them: the HorizontalPodAutoscalers, the Deployment, ReplicaSet, ReplicationController, StatefulSet,
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the Endpoints and EndpointSlices of
 // Services (and the mirrors of the Endpoints of Services without a
@@ -38,6 +39,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		podautoscaler.Controller{},
 		deployment.Controller{},
 		replicaset.New(),
+		replication.Controller{},
 		statefulset.New(),
 		daemonset.New(),
 		cronjob.Controller{},

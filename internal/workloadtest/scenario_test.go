@@ -1,5 +1,5 @@
 // Package workloadtest holds the differential scenarios of the workload
-// controllers (StatefulSet, DaemonSet, Job, CronJob): each scenario under
+// controllers (StatefulSet, DaemonSet, Job, CronJob, ReplicationController): each scenario under
 // testdata/*.yaml is a list of steps (apply, patch or delete, then wait
 // for a condition), recorded once from the real kube-controller-manager
 // v1.37.1 with a stand-in kubelet (TestRecordReal, -update) into
@@ -149,6 +149,7 @@ var snapshotKinds = []struct {
 	gvk  schema.GVK
 	name string
 }{
+	{schema.GVK{Version: "v1", Kind: "ReplicationController"}, "replicationcontrollers"},
 	{schema.GVK{Group: "apps", Version: "v1", Kind: "StatefulSet"}, "statefulsets"},
 	{schema.GVK{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "daemonsets"},
 	{schema.GVK{Group: "batch", Version: "v1", Kind: "CronJob"}, "cronjobs"},
@@ -169,6 +170,7 @@ var workloadComponents = map[string]bool{
 	"statefulset-controller":      true, "daemonset-controller": true, "job-controller": true,
 	"cronjob-controller": true, "ttl-after-finished-controller": true,
 	"horizontal-pod-autoscaler": true, "endpoint-controller": true, "endpointslice-controller": true,
+	"replication-controller": true,
 }
 
 // recorder collects the ops and event occurrences of a namespace.
