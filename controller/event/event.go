@@ -37,6 +37,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/schema"
 )
 
 // The types of an Event.
@@ -661,18 +662,32 @@ func (l Limiter) Waiting(ctx context.Context, c cluster.Interface, involved map[
 	if updatedSince(involved, at) {
 		return time.Time{}, false, nil
 	}
+	if _, ok := kobj.Map(involved, "metadata")["managedFields"]; !ok {
+		// A cached object, without its managed fields: the stored one
+		// says who wrote it when.
+		gvk := schema.ParseGVK(kobj.Str(involved, "apiVersion"), kobj.Str(involved, "kind"))
+		stored, err := c.Get(ctx, gvk, kobj.Namespace(involved), kobj.Name(involved))
+		if err != nil && !cluster.IsNotFound(err) {
+			return time.Time{}, false, refused(err)
+		}
+		if stored != nil && kobj.UID(stored) == kobj.UID(involved) && updatedSince(stored, at) {
+			return time.Time{}, false, nil
+		}
+	}
 	return retry, true, nil
 }
 
 // updatedSince reports whether a manager wrote obj, other than its
-// status, at t or later (managedFields times, in seconds).
+// status, after t (managedFields times, in seconds: a write in the
+// second of the failure is taken for one before it, or every round of
+// that second would retry at once).
 func updatedSince(obj map[string]any, t time.Time) bool {
 	for _, e := range kobj.Slice(obj, "metadata", "managedFields") {
 		m, _ := e.(map[string]any)
 		if kobj.Str(m, "subresource") == "status" {
 			continue
 		}
-		if at := kobj.ParseTime(kobj.Str(m, "time")); !at.Before(t) {
+		if at := kobj.ParseTime(kobj.Str(m, "time")); at.After(t) {
 			return true
 		}
 	}

@@ -375,3 +375,56 @@ func TestWaiting(t *testing.T) {
 		t.Error("still waiting after a success of the same second")
 	}
 }
+
+// TestWaitingEndsWithTheUsersWrite: a controller whose create was refused
+// waits for its back-off, unless the object was written since (an update
+// is queued at once, as upstream's informers do) — also when the object
+// it holds is a cached copy without managed fields (the embedded
+// cluster's controllers read those), which then says nothing of who
+// wrote it when.
+func TestWaitingEndsWithTheUsersWrite(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &clock{t: t0}
+	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	obj, err := s.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "db", "namespace": "default"}, "data": map[string]any{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const comp = "statefulset-controller"
+	if err := event.Record(ctx, s, t0, obj, event.Warning, "FailedCreate", "refused", comp); err != nil {
+		t.Fatal(err)
+	}
+	lean := func(o cluster.Object) cluster.Object {
+		o = kobj.Copy(o)
+		delete(kobj.Map(o, "metadata"), "managedFields")
+		return o
+	}
+	for i := range 20 { // the back-off reaches its cap
+		if err := event.Record(ctx, s, t0, obj, event.Warning, "FailedCreate", "refused", comp); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	now := t0.Add(2 * time.Minute)
+	for _, held := range []cluster.Object{obj, lean(obj)} {
+		if _, waiting, err := event.Waiting(ctx, s, held, comp, now); err != nil || !waiting {
+			t.Fatalf("nobody wrote the object: waiting %v, %v; want waiting", waiting, err)
+		}
+	}
+	clk.t = t0.Add(time.Minute)
+	obj["data"] = map[string]any{"k": "fixed"}
+	fixed, err := s.Update(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, held := range []cluster.Object{fixed, lean(fixed)} {
+		if _, waiting, err := event.Waiting(ctx, s, held, comp, now); err != nil || waiting {
+			t.Errorf("the object was written after the failure: waiting %v, %v; want a retry at once", waiting, err)
+		}
+	}
+}

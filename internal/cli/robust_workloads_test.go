@@ -37,6 +37,16 @@ spec:
       containers: [{name: c, image: nginx:1.16.1}]
 `, "1000h", func(c *seedCluster) {
 			c.wantEvent("FailedCreate", `Create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: cpu max limit to request ratio per Container is 1, but no request is specified or request is 0`)
+			// The user's fix ends the back-off at once (an update is
+			// queued at once, as upstream's informers do), even though
+			// the last refusal was minutes ago and the next retry is
+			// minutes away.
+			c.robustOK("patch", "statefulset/db", "--type=merge", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:1.16.1","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"100m"}}}]}}}}`)
+			c.robustOK("clock", "advance", "2s")
+			if out := c.robustOK("get", "pods", "-o", "name"); !strings.Contains(out, "pod/db-0") {
+				t := c.t
+				t.Errorf("2 s after the StatefulSet was fixed, its first pod is not there:\n%s", out)
+			}
 		}},
 		{"daemonset-pods-refused-by-quota", `apiVersion: v1
 kind: ResourceQuota
