@@ -103,28 +103,14 @@ func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now 
 	if m == nil || !m.OK {
 		return ctl.Sync(ctx, c, now)
 	}
-	var res controller.Result
 	dss, err := c.List(ctx, kobj.DaemonSetGVK)
 	if err != nil {
-		return res, fmt.Errorf("daemonset: list daemonsets: %w", err)
+		return controller.Result{}, fmt.Errorf("daemonset: list daemonsets: %w", err)
 	}
-	if len(dss.Items) == 0 {
-		m.Reset()
-		return res, nil
-	}
-	d, err := m.Dirty(ctx, c, changed, dss.Items, podmemo.Kinds{Group: "apps", Kind: "DaemonSet", Nodes: true})
+	todo, res, err := m.Pending(ctx, c, changed, dss.Items, podmemo.Kinds{Group: "apps", Kind: "DaemonSet", Nodes: true}, now)
 	if err != nil {
 		return res, fmt.Errorf("daemonset: %w", err)
 	}
-	var todo []map[string]any
-	for _, ds := range dss.Items {
-		if at, skip := m.Skip(d, ds, now); skip {
-			res = res.Merge(controller.Result{RequeueAt: at})
-			continue
-		}
-		todo = append(todo, ds)
-	}
-	m.Forget(dss.Items)
 	if len(todo) == 0 {
 		return res, nil
 	}

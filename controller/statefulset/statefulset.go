@@ -105,28 +105,14 @@ func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now 
 	if m == nil || !m.OK {
 		return ctl.Sync(ctx, c, now)
 	}
-	var res controller.Result
 	sets, err := c.List(ctx, kobj.StatefulSetGVK)
 	if err != nil {
-		return res, fmt.Errorf("statefulset: list statefulsets: %w", err)
+		return controller.Result{}, fmt.Errorf("statefulset: list statefulsets: %w", err)
 	}
-	if len(sets.Items) == 0 {
-		m.Reset()
-		return res, nil
-	}
-	d, err := m.Dirty(ctx, c, changed, sets.Items, podmemo.Kinds{Group: "apps", Kind: "StatefulSet", Claims: true})
+	todo, res, err := m.Pending(ctx, c, changed, sets.Items, podmemo.Kinds{Group: "apps", Kind: "StatefulSet", Claims: true}, now)
 	if err != nil {
 		return res, fmt.Errorf("statefulset: %w", err)
 	}
-	var todo []map[string]any
-	for _, set := range sets.Items {
-		if at, skip := m.Skip(d, set, now); skip {
-			res = res.Merge(controller.Result{RequeueAt: at})
-			continue
-		}
-		todo = append(todo, set)
-	}
-	m.Forget(sets.Items)
 	if len(todo) == 0 {
 		return res, nil
 	}

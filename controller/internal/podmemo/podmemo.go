@@ -285,3 +285,27 @@ func (m *Memory) Forget(owners []map[string]any) {
 		}
 	}
 }
+
+// Pending is the start of an incremental sync of owners (every object of
+// kinds.Kind): the owners that a write since their last sync concerns,
+// or whose requeue time came (the others' requeue times are in res), and
+// the memory of owners that are gone is dropped.
+func (m *Memory) Pending(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds, now time.Time) (todo []map[string]any, res controller.Result, err error) {
+	if len(owners) == 0 {
+		m.Reset()
+		return nil, res, nil
+	}
+	d, err := m.Dirty(ctx, c, changed, owners, kinds)
+	if err != nil {
+		return nil, res, err
+	}
+	for _, o := range owners {
+		if at, skip := m.Skip(d, o, now); skip {
+			res = res.Merge(controller.Result{RequeueAt: at})
+			continue
+		}
+		todo = append(todo, o)
+	}
+	m.Forget(owners)
+	return todo, res, nil
+}
