@@ -414,17 +414,31 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 			stops = b.stop
 		}
 	}
+	// unready lists the containers that keep the pod from being ready:
+	// the restartable init containers (sidecars) first, as the kubelet
+	// checks them.
+	var unready []string
 	for _, x := range inits {
 		cm, _ := x.(map[string]any)
+		sidecar := str(cm, "restartPolicy") == "Always"
 		if !initialized {
 			initStatuses = append(initStatuses, k.containerStatus(pod, cm, ctrState{waitingReason: "PodInitializing"}, false, old, "initContainerStatuses"))
 			pendingInit = append(pendingInit, str(cm, "name"))
+			if sidecar {
+				unready = append(unready, str(cm, "name"))
+			}
 			continue
 		}
 		in := k.input(cm, policy, true)
 		s := in.at(creating, t)
 		note(s.next)
 		running(s, in.b)
+		if sidecar && deleting {
+			s.ready = false
+		}
+		if sidecar && !s.ready {
+			unready = append(unready, str(cm, "name"))
+		}
 		ctrs = append(ctrs, ctrInfo{cm: cm, init: true, in: in, state: s})
 		initStatuses = append(initStatuses, k.containerStatus(pod, cm, s, true, old, "initContainerStatuses"))
 		switch {
@@ -440,7 +454,6 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	}
 	var ctrStatuses []any
 	var counts struct{ waiting, running, stopped, succeeded int }
-	var unready []string
 	for _, x := range specCtrs {
 		cm, _ := x.(map[string]any)
 		var s ctrState

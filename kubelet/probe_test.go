@@ -184,3 +184,30 @@ func TestGracefulTermination(t *testing.T) {
 func clockAt(d time.Duration) string {
 	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(d).Format(time.RFC3339)
 }
+
+// TestCrashingSidecarKeepsPodUnready: a restartable init container (a
+// sidecar) counts for the pod's readiness, as the kubelet checks it
+// before the regular containers: while it crash-loops the pod is not
+// ready, whatever its app container does.
+func TestCrashingSidecarKeepsPodUnready(t *testing.T) {
+	e := newEnv(t, "")
+	e.create(podYAML("p", `  initContainers:
+  - name: proxy
+    image: busybox:1.36
+    restartPolicy: Always
+    command: [sh, -c, "exit 1"]
+  containers:
+  - name: app
+    image: nginx:1.16.1
+`))
+	e.at(10 * time.Minute)
+	e.expect("p", map[string]any{
+		"cond:ContainersReady": "False", "cond:Ready": "False",
+		"status.initContainerStatuses.0.ready": false,
+	})
+	for _, c := range get(e.pod("p"), "status.conditions").([]any) {
+		if m := c.(map[string]any); m["type"] == "ContainersReady" && m["message"] != "containers with unready status: [proxy]" {
+			t.Errorf("ContainersReady message %q", m["message"])
+		}
+	}
+}
