@@ -17,8 +17,9 @@ import (
 // after validation and before the write.
 //
 // Mutating: LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds,
-// DefaultStorageClass, StorageObjectInUseProtection. Validating:
-// LimitRanger, Priority (PriorityClasses), ResourceQuota.
+// RuntimeClass, DefaultStorageClass, StorageObjectInUseProtection.
+// Validating: LimitRanger, RuntimeClass, Priority (PriorityClasses),
+// ResourceQuota.
 // NamespaceLifecycle is admitNamespace.
 
 var (
@@ -62,6 +63,9 @@ func (t *txn) mutateCreate(res cluster.Resource, obj map[string]any, name string
 			return err
 		}
 		defaultTolerationSeconds(obj)
+		if err := t.admitRuntimeClass(res, obj, name); err != nil {
+			return err
+		}
 	case pvcGK:
 		if err := t.defaultStorageClass(obj); err != nil {
 			return err
@@ -100,6 +104,11 @@ func (t *txn) validateCreate(res cluster.Resource, obj map[string]any, name stri
 	case podGK, pvcGK:
 		if err := t.limitRangerValidate(res, obj, name); err != nil {
 			return err
+		}
+		if gkOf(res) == podGK {
+			if err := t.validateRuntimeClass(res, obj, name); err != nil {
+				return err
+			}
 		}
 	case priorityClassGK:
 		if err := t.validatePriorityClass(res, obj, nil, name); err != nil {
