@@ -45,9 +45,18 @@ type Change struct {
 	// as applying leaves it, predicted without asking the server (nil for
 	// Pruned): live with the patch applied, then normalized as the API
 	// server normalizes a write (quantities, defaults, Secret stringData;
-	// see package normalize). Admission webhooks, and with ServerSide the
-	// fields the server removes, are not predicted: diff (a server dry
-	// run) shows them.
+	// see package normalize). Not predicted, because only the server
+	// knows them: what admission webhooks change; with ServerSide, the
+	// fields the server removes; and for Created, what the server's
+	// registry strategies and allocators add to a new object: the
+	// metadata it writes (uid, resourceVersion, generation,
+	// creationTimestamp, managedFields), a Namespace's spec.finalizers
+	// and status, a Service's spec.clusterIP, clusterIPs, ipFamilies and
+	// ipFamilyPolicy (and node ports), a Job's generated selector and
+	// labels, a ServiceAccount token's data (ExampleChange_created shows
+	// them). diff (a server dry run) shows them all. Once the object
+	// exists, Live carries them and Merged keeps them, so they are no
+	// Drift.
 	Live, Merged map[string]any
 	// Patch is the patch of a Configured change (nil otherwise), of type
 	// PatchType; for ServerSideApplied, the configuration sent.

@@ -1,8 +1,12 @@
 package normalize_test
 
 import (
+	"context"
 	"fmt"
+	"log"
+	"os"
 
+	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/normalize"
 )
 
@@ -51,4 +55,42 @@ func ExampleObject() {
 	fmt.Println(out)
 	// Output:
 	// map[apiVersion:v1 data:map[color:blue] kind:ConfigMap metadata:map[name:settings]]
+}
+
+// A CustomResourceDefinition as written and as the embedded cluster stored
+// it compare equal: Server gives it the defaults the store gives it
+// (spec.conversion, names.singular, names.listKind), with the same code.
+func ExampleServer_customResourceDefinition() {
+	dir, err := os.MkdirTemp("", "konverge")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	c, err := local.Open(dir, local.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"kind": "Widget", "plural": "widgets"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}}}},
+		},
+	}
+	stored, err := c.Create(context.Background(), crd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	spec := stored["spec"].(map[string]any)
+	fmt.Println(spec["conversion"], spec["names"])
+	plain, _ := normalize.Equal(crd, stored, normalize.Options{})
+	same, _ := normalize.Equal(crd, stored, normalize.Options{Defaults: true})
+	fmt.Println(plain, same)
+	// Output:
+	// map[strategy:None] map[kind:Widget listKind:WidgetList plural:widgets singular:widget]
+	// false true
 }

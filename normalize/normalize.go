@@ -39,12 +39,19 @@ type Options struct {
 // Server returns what kube-apiserver stores for obj, as far as it can be
 // known without asking it: for built-in kinds, obj through their Go type
 // with canonical quantities, a Secret's stringData folded into data, and
-// the server's defaults; other kinds as they are. The result is a copy.
+// the server's defaults; for CustomResourceDefinitions, the defaults the
+// embedded cluster's store gives them (defaults.CustomResourceDefinition:
+// spec.conversion, names.singular, names.listKind); other kinds as they
+// are. The result is a copy.
 // A value the kind cannot hold is an error naming the field.
 func Server(obj map[string]any) (map[string]any, error) {
 	out := value.DeepCopyObject(obj)
 	api, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
+	if defaults.IsCustomResourceDefinition(api, kind) {
+		defaults.CustomResourceDefinition(out)
+		return out, nil
+	}
 	if !defaults.Known(api, kind) {
 		return out, nil
 	}

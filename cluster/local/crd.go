@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/kinds"
 	"github.com/konverge/konverge/openapi"
 	"github.com/konverge/konverge/schema"
@@ -322,23 +323,10 @@ func prepareCRD(obj, old map[string]any, now string) {
 	setCondition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now)
 }
 
-// defaultCRD fills in what the CRD's defaulting does: spec.conversion
-// None, names.singular and names.listKind from the kind.
-func defaultCRD(obj map[string]any) {
-	spec := child(obj, "spec")
-	if _, ok := spec["conversion"].(map[string]any); !ok {
-		spec["conversion"] = map[string]any{"strategy": "None"}
-	}
-	names := child(spec, "names")
-	if kind := str(names, "kind"); kind != "" {
-		if str(names, "singular") == "" {
-			names["singular"] = strings.ToLower(kind)
-		}
-		if str(names, "listKind") == "" {
-			names["listKind"] = kind + "List"
-		}
-	}
-}
+// defaultCRD fills in what the CRD's defaulting does (spec.conversion
+// None, names.singular and names.listKind from the kind), with the code
+// normalize.Server runs too.
+func defaultCRD(obj map[string]any) { defaults.CustomResourceDefinition(obj) }
 
 // initialCRDStatus is the status of a CRD as created, before the
 // controllers accept its names: stored versions only.
