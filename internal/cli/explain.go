@@ -14,7 +14,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/kube"
-	"github.com/konverge/konverge/explain"
+	"github.com/konverge/konverge/internal/explain"
 	"github.com/konverge/konverge/schema"
 )
 

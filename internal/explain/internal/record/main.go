@@ -1,11 +1,11 @@
-// Command record writes explain/served.json.gz: the definitions of every
+// Command record writes internal/explain/served.json.gz: the definitions of every
 // OpenAPI v3 document that a real kube-apiserver serves
 // (/openapi/v3/api/v1, /openapi/v3/apis/GROUP/VERSION), merged by name.
 // The server's documents carry what the documents of the Kubernetes
 // repository lack (enums and their "Possible enum values"), and explain
 // prints what the server serves.
 //
-// Usage: go run ./explain/internal/record -kubeconfig FILE [-out explain/served.json.gz]
+// Usage: go run ./internal/explain/internal/record -kubeconfig FILE [-out internal/explain/served.json.gz]
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the API server to record")
-	out := flag.String("out", "explain/served.json.gz", "file to write")
+	out := flag.String("out", "internal/explain/served.json.gz", "file to write")
 	flag.Parse()
 	if err := record(*kubeconfig, *out); err != nil {
 		log.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/konverge/konverge/explain"
+	"github.com/konverge/konverge/internal/explain"
 )
 
 // The documentation of a Deployment's replicas, as kubectl explain

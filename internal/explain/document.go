@@ -14,7 +14,7 @@ import (
 )
 
 // served holds the definitions that kube-apiserver v1.37.1 serves
-// (recorded by `go run ./explain/internal/record`): they have the enums
+// (recorded by `go run ./internal/explain/internal/record`): they have the enums
 // and "Possible enum values" that the documents of the Kubernetes
 // repository (package openapi) lack.
 //
@@ -24,7 +24,7 @@ var served []byte
 // schemas returns the definitions explain reads, as JSON values: the
 // served ones, and those of package openapi for the kinds of the groups
 // a default kube-apiserver does not serve (alpha and beta versions).
-// They are decoded once and shared (Render does not modify them).
+// They are decoded once and shared (Render only reads them).
 var schemas = sync.OnceValues(func() (map[string]any, error) {
 	data, err := openapi.DefinitionsJSON()
 	if err != nil {
