@@ -11,7 +11,9 @@
 //	wait.ForCurrent(ctx, store, refs, wait.Options{Driver: runner})
 //
 // so that a rollout that takes minutes of cluster time is waited for at
-// once. The package imports neither the simulation nor a cluster backend:
+// once. A *sim.Cluster (sim.Open) is the embedded cluster and its Driver
+// in one value: ForCurrent uses a cluster that is a Driver when
+// Options.Driver is nil. The package imports neither the simulation nor a cluster backend:
 // it reads objects through cluster.Reader.
 //
 // # Errors

@@ -95,7 +95,9 @@ type Options struct {
 	// Timeout bounds the wait (cluster time with a simulation's Driver);
 	// zero means none.
 	Timeout time.Duration
-	// Driver moves time; nil means Poll{}.
+	// Driver moves time; nil means the cluster ForCurrent reads when it
+	// is a Driver itself (a *sim.Cluster: the embedded cluster fast-
+	// forwarded), Poll{} otherwise.
 	Driver Driver
 	// OnEvent is called with the first health of every object and each
 	// time one changes (status, reason or message), in the order of the
@@ -211,7 +213,11 @@ func ForCurrent(ctx context.Context, c cluster.Reader, refs []objref.Ref, opts O
 		}
 		return all, nil
 	}
-	err := Until(ctx, opts.Driver, opts.Timeout, cond)
+	d := opts.Driver
+	if d == nil {
+		d, _ = c.(Driver)
+	}
+	err := Until(ctx, d, opts.Timeout, cond)
 	if errors.Is(err, ErrTimeout) {
 		te := &TimeoutError{}
 		for _, ev := range last {

@@ -1,20 +1,17 @@
 // Command wait applies a Deployment to the embedded cluster and waits
-// until it is healthy, printing each change of its health. The embedded
-// cluster's controllers run on a virtual clock that the wait
-// fast-forwards; on a real cluster, leave Driver nil to poll.
+// until it is healthy, printing each change of its health. sim.Open binds
+// the store, its controllers and a virtual clock that the wait
+// fast-forwards; on a real cluster, wait.ForCurrent polls.
 package main
 
 import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"time"
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/clock"
-	"github.com/konverge/konverge/cluster/local"
-	"github.com/konverge/konverge/kubelet"
 	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/sim"
 	"github.com/konverge/konverge/wait"
@@ -22,18 +19,11 @@ import (
 
 func main() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "konverge")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	clk := clock.New(clock.Manual, clock.Epoch)
-	c, err := local.Open(dir, local.Options{Clock: clk})
+	c, err := sim.Open("") // a temporary embedded cluster; Close removes it
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	controllers := sim.New(c, clk, sim.Controllers(kubelet.DefaultProfile())...)
 
 	web := map[string]any{
 		"apiVersion": "apps/v1",
@@ -56,11 +46,22 @@ func main() {
 	}
 	refs := []objref.Ref{results[0].Ref}
 	_, err = wait.ForCurrent(ctx, c, refs, wait.Options{
-		Timeout: 5 * time.Minute,
-		Driver:  controllers,
-		OnEvent: func(e wait.Event) { fmt.Println(clk.Now().Sub(clock.Epoch), e) },
+		Timeout: 5 * time.Minute, // of cluster time
+		OnEvent: func(e wait.Event) { fmt.Println(c.Clock.Now().Sub(clock.Epoch), e) },
 	})
 	if err != nil {
 		log.Fatal(err) // *wait.TimeoutError or *wait.FailedError, naming the objects
 	}
+	rev, err := c.Revision(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := apply.New(c, apply.Options{}).Apply(ctx, apply.Objects(web)); err != nil {
+		log.Fatal(err)
+	}
+	again, err := c.Revision(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("a second apply wrote:", again != rev)
 }
