@@ -1,7 +1,7 @@
 // Package printer formats Kubernetes objects as kubectl get prints them:
 // the table columns of every kind kubectl 1.37 knows (pkg/printers of
 // k8s.io/kubernetes), -o wide, --show-labels, a NAMESPACE column for
-// --all-namespaces, ages as kubectl's duration.HumanDuration, and the
+// --all-namespaces, ages by apimachinery's duration.HumanDuration, and the
 // STATUS of a pod computed from its phase, reason and container states as
 // kubectl computes it.
 //

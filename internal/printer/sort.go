@@ -70,78 +70,92 @@ func (s *fieldSorter) Swap(i, j int) {
 	s.order[i], s.order[j] = s.order[j], s.order[i]
 }
 
+// Less puts objects without the field first; the first comparison that
+// fails is kept as the sort's error.
 func (s *fieldSorter) Less(i, j int) bool {
-	if s.values[i] == nil {
+	a, b := s.values[i], s.values[j]
+	switch {
+	case a == nil:
 		return true
-	}
-	if s.values[j] == nil {
+	case b == nil:
 		return false
 	}
-	less, err := isLess(*s.values[i], *s.values[j])
+	less, err := isLess(*a, *b)
 	if err != nil && s.err == nil {
-		s.err = fmt.Errorf("Field %s is an unsortable type: %s, err: %v", s.field, s.values[i].Kind(), err)
+		s.err = fmt.Errorf("Field %s is an unsortable type: %s, err: %v", s.field, a.Kind(), err)
 	}
 	return less
 }
 
-// isLess is kubectl's comparison of two values found by a JSONPath.
-func isLess(i, j reflect.Value) (bool, error) {
-	switch i.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return i.Int() < j.Int(), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return i.Uint() < j.Uint(), nil
-	case reflect.Float32, reflect.Float64:
-		return i.Float() < j.Float(), nil
-	case reflect.String:
-		return i.String() < j.String(), nil
-	case reflect.Pointer:
-		return isLess(i.Elem(), j.Elem())
-	case reflect.Array, reflect.Slice:
-		for idx := 0; idx < min(i.Len(), j.Len()); idx++ {
-			less, err := isLess(i.Index(idx), j.Index(idx))
-			if err != nil || !less {
+// isLess orders two values found at the --sort-by path as kubectl's
+// sorter orders them. Values of a static kind compare by that kind (a
+// pointer by what it points to); lists compare element by element over
+// the shorter length and count as less unless an element is not; dynamic
+// values (what a decoded JSON object holds) compare when both have the
+// same type among int64, int, float64 and string, strings as quantities
+// when both parse as one. A nil dynamic value is less than any other.
+func isLess(a, b reflect.Value) (bool, error) {
+	switch k := a.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		return a.Int() < b.Int(), nil
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		return a.Uint() < b.Uint(), nil
+	case k == reflect.Float32 || k == reflect.Float64:
+		return a.Float() < b.Float(), nil
+	case k == reflect.String:
+		return a.String() < b.String(), nil
+	case k == reflect.Pointer:
+		return isLess(a.Elem(), b.Elem())
+	case k == reflect.Array || k == reflect.Slice:
+		for n := range min(a.Len(), b.Len()) {
+			if less, err := isLess(a.Index(n), b.Index(n)); err != nil || !less {
 				return less, err
 			}
 		}
 		return true, nil
-	case reflect.Interface:
-		if i.IsNil() && j.IsNil() {
-			return false, nil
-		} else if i.IsNil() {
-			return true, nil
-		} else if j.IsNil() {
-			return false, nil
-		}
-		switch it := i.Interface().(type) {
-		case int64:
-			if jt, ok := j.Interface().(int64); ok {
-				return it < jt, nil
-			}
-		case float64:
-			if jt, ok := j.Interface().(float64); ok {
-				return it < jt, nil
-			}
-		case int:
-			if jt, ok := j.Interface().(int); ok {
-				return it < jt, nil
-			}
-		case string:
-			if jt, ok := j.Interface().(string); ok {
-				iq, err := resource.ParseQuantity(it)
-				if err != nil {
-					return it < jt, nil
-				}
-				jq, err := resource.ParseQuantity(jt)
-				if err != nil {
-					return it < jt, nil
-				}
-				return iq.Cmp(jq) < 0, nil
-			}
-		default:
-			return false, fmt.Errorf("unsortable type: %T", it)
-		}
-		return false, fmt.Errorf("unsortable interface: %v", i.Kind())
+	case k == reflect.Interface:
+		return isLessDynamic(a, b)
+	default:
+		return false, fmt.Errorf("unsortable type: %v", k)
 	}
-	return false, fmt.Errorf("unsortable type: %v", i.Kind())
+}
+
+// isLessDynamic is isLess for two interface values.
+func isLessDynamic(a, b reflect.Value) (bool, error) {
+	if a.IsNil() || b.IsNil() {
+		return a.IsNil() && !b.IsNil(), nil
+	}
+	other := b.Interface()
+	switch x := a.Interface().(type) {
+	case int64:
+		if y, ok := other.(int64); ok {
+			return x < y, nil
+		}
+	case int:
+		if y, ok := other.(int); ok {
+			return x < y, nil
+		}
+	case float64:
+		if y, ok := other.(float64); ok {
+			return x < y, nil
+		}
+	case string:
+		if y, ok := other.(string); ok {
+			return lessText(x, y), nil
+		}
+	default:
+		return false, fmt.Errorf("unsortable type: %T", x)
+	}
+	return false, fmt.Errorf("unsortable interface: %v", a.Kind())
+}
+
+// lessText compares two strings as quantities when both are one ("500m"
+// before "1"), else by their bytes.
+func lessText(x, y string) bool {
+	qx, errX := resource.ParseQuantity(x)
+	qy, errY := resource.ParseQuantity(y)
+	if errX != nil || errY != nil {
+		return x < y
+	}
+	return qx.Cmp(qy) < 0
 }
