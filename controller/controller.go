@@ -99,3 +99,14 @@ func GetShared(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespa
 	}
 	return c.Get(ctx, gvk, namespace, name)
 }
+
+// OwnerIndex is offered by a cluster.Interface that indexes the
+// ownerReferences of what it stores (the embedded cluster's store, and the
+// interface the runner of package sim gives the controllers): Owned calls
+// fn with the group, kind, namespace and name of every object that has
+// ownerReferences, each once, ordered by those four. An error that is
+// errors.ErrUnsupported says that this cluster keeps no such index (an
+// interface that passes the method on to one that may not).
+type OwnerIndex interface {
+	Owned(ctx context.Context, fn func(group, kind, namespace, name string) error) error
+}

@@ -707,3 +707,15 @@ func gvkOf(obj cluster.Object) schema.GVK {
 	}
 	return schema.GVK{Group: group, Version: version, Kind: kind}
 }
+
+// Owned lists the objects with ownerReferences from the store's index of
+// owners, in the batch (see controller.OwnerIndex).
+func (c *cachedCluster) Owned(ctx context.Context, fn func(group, kind, namespace, name string) error) error {
+	ok, err := local.BatchOwned(ctx, c.Interface, fn)
+	if !ok {
+		return errNoOwnerIndex
+	}
+	return err
+}
+
+var errNoOwnerIndex = fmt.Errorf("sim: the cluster keeps no index of owners: %w", errors.ErrUnsupported)

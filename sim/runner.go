@@ -910,3 +910,19 @@ func (c *counting) PutMeta(ctx context.Context, key string, value []byte) error 
 	}
 	return errNoMeta
 }
+
+// Owned passes the store's index of owners on (see controller.OwnerIndex),
+// counting the objects it lists as cached ones.
+func (c *counting) Owned(ctx context.Context, fn func(group, kind, namespace, name string) error) error {
+	x, ok := c.Interface.(controller.OwnerIndex)
+	if !ok {
+		return errNoOwnerIndex
+	}
+	n := 0
+	err := x.Owned(ctx, func(group, kind, namespace, name string) error {
+		n++
+		return fn(group, kind, namespace, name)
+	})
+	c.cached += n
+	return err
+}

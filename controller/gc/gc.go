@@ -2,11 +2,31 @@
 // store does not collect itself: cluster/local deletes the dependents of an
 // object in the transaction that deletes it (background, foreground and
 // orphan propagation, foregroundDeletion finalizers), so what is left to a
-// controller are objects whose every ownerReference names an owner that does
-// not exist (an owner deleted before the dependent was written, or never
-// there). Those are deleted in the background, as kube-controller-manager's
-// garbage collector does; references to missing owners of an object that
-// still has a live owner are removed.
+// controller are objects whose ownerReferences name owners that do not
+// exist (an owner deleted before the dependent was written, never there,
+// or exported with the dependent from another cluster). As
+// kube-controller-manager's garbage collector does, it looks at objects
+// of every kind (but core Events, which it ignores):
+//
+//   - an object whose every ownerReference names a missing owner is
+//     deleted (in the background, or as its orphan or foregroundDeletion
+//     finalizer says);
+//   - an object that still has a live owner loses the references to the
+//     missing ones;
+//   - a reference is resolved in the dependent's own namespace (or the
+//     cluster, for an owner of a cluster-scoped kind) and matches only the
+//     object of that name with that uid: an owner in another namespace
+//     does not count, and when an object with that uid lives in another
+//     namespace the dependent gets a Warning Event OwnerRefInvalidNamespace;
+//   - a reference whose kind is not served leaves its dependent alone
+//     (kube-controller-manager retries it; it is looked at again when a
+//     CustomResourceDefinition changes), and so does a cluster-scoped
+//     object's reference to an owner of a namespaced kind.
+//
+// The work follows the writes: a full Sync reads the objects the store's
+// index of owners lists (those with ownerReferences, not every object),
+// SyncChanged the objects written since (a deleted owner's dependents are
+// the store's business).
 package gc
 
 import (
@@ -19,199 +39,317 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/schema"
 )
 
-// Controller is the garbage collector. Kinds lists the kinds whose objects
-// it checks as dependents; nil means DefaultKinds (ReplicaSets and Pods, the
-// kinds the embedded cluster's controllers create with ownerReferences).
-type Controller struct {
-	Kinds []schema.GVK
-}
+// Component is the source of the collector's Events.
+const Component = "garbage-collector-controller"
+
+// Controller is the garbage collector.
+type Controller struct{}
 
 var _ controller.Controller = Controller{}
-
-// DefaultKinds are the dependents checked when Kinds is nil.
-var DefaultKinds = []schema.GVK{kobj.ReplicaSetGVK, kobj.PodGVK}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "garbage-collector" }
 
-// Sync deletes the objects whose owners are all gone: one List per
-// dependent kind, and one per owner kind named by a reference.
+// ignored reports the kinds kube-controller-manager's garbage collector
+// leaves alone (its default --gc-ignored-resources: core events).
+func ignored(group, kind string) bool { return group == "" && kind == "Event" }
+
+// Sync checks every object that has ownerReferences: those the cluster's
+// index of owners lists (controller.OwnerIndex), else those of every
+// served kind.
 func (g Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	w := newWorld(c)
-	for _, gvk := range g.kinds() {
-		l, err := c.List(ctx, gvk)
+	w := newWorld(c, now)
+	var keys []controller.Key
+	if x, ok := c.(controller.OwnerIndex); ok {
+		err := x.Owned(ctx, func(group, kind, namespace, name string) error {
+			keys = append(keys, controller.Key{Group: group, Kind: kind, Namespace: namespace, Name: name})
+			return nil
+		})
+		switch {
+		case err == nil:
+			return w.checkKeys(ctx, keys)
+		case !errors.Is(err, errors.ErrUnsupported):
+			return w.res, fmt.Errorf("gc: read the owner index: %w", err)
+		}
+		keys = keys[:0]
+	}
+	seen := map[groupKind]bool{}
+	for _, r := range c.Mapper().Resources() {
+		gk := groupKind{r.GVK.Group, r.GVK.Kind}
+		if seen[gk] || ignored(gk.Group, gk.Kind) {
+			continue
+		}
+		seen[gk] = true
+		l, err := c.List(ctx, r.GVK)
 		if err != nil {
-			return w.res, fmt.Errorf("gc: list %s: %w", gvk.Kind, err)
+			return w.res, fmt.Errorf("gc: list %s: %w", r.GVK.Kind, err)
 		}
 		for _, o := range l.Items {
-			if err := w.check(ctx, gvk, o); err != nil {
-				return w.res, err
+			if len(kobj.Slice(o, "metadata", "ownerReferences")) > 0 {
+				keys = append(keys, controller.Key{Group: gk.Group, Kind: gk.Kind, Namespace: kobj.Namespace(o), Name: kobj.Name(o)})
 			}
 		}
 	}
-	return w.res, errors.Join(w.errs...)
+	sortKeys(keys)
+	return w.checkKeys(ctx, keys)
 }
 
 var _ controller.Incremental = Controller{}
 
-// SyncChanged checks the dependents written since the last sync: an
-// object none of whose owners was deleted since has the owners it had.
-// After a deletion (an owner may be gone) or a change of the served kinds
-// (a CustomResourceDefinition), it is Sync.
+// SyncChanged checks the objects written since the last sync. An object
+// none of whose owners was deleted since has the owners it had, and the
+// store collects the dependents of what it deletes; after a change of the
+// served kinds (a CustomResourceDefinition: references that could not be
+// resolved may resolve now), it is Sync.
 func (g Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
-	kinds := g.kinds()
-	byKind := make([][]cluster.Object, len(kinds))
+	var keys []controller.Key
 	for _, k := range changed {
-		if k.Deleted || k.Kind == "CustomResourceDefinition" {
+		if k.Kind == "CustomResourceDefinition" && k.Group == "apiextensions.k8s.io" {
 			return g.Sync(ctx, c, now)
 		}
-		for i, gvk := range kinds {
-			if gvk.Group != k.Group || gvk.Kind != k.Kind {
-				continue
-			}
-			o, err := controller.GetShared(ctx, c, gvk, k.Namespace, k.Name)
-			if cluster.IsNotFound(err) {
-				return g.Sync(ctx, c, now)
-			}
-			if err != nil {
-				return controller.Result{}, fmt.Errorf("gc: get %s %s/%s: %w", gvk.Kind, k.Namespace, k.Name, err)
-			}
-			byKind[i] = append(byKind[i], o)
+		if k.Deleted || ignored(k.Group, k.Kind) {
+			continue
 		}
+		k.Deleted = false
+		keys = append(keys, k)
 	}
-	w := newWorld(c)
-	for i, gvk := range kinds {
-		objs := byKind[i]
-		// In List order, as Sync.
-		slices.SortFunc(objs, func(a, b cluster.Object) int {
-			if d := strings.Compare(kobj.Namespace(a), kobj.Namespace(b)); d != 0 {
+	sortKeys(keys)
+	return newWorld(c, now).checkKeys(ctx, keys)
+}
+
+// groupKind is a kind without its version.
+type groupKind struct{ Group, Kind string }
+
+func sortKeys(keys []controller.Key) {
+	slices.SortFunc(keys, func(a, b controller.Key) int {
+		for _, d := range []int{strings.Compare(a.Group, b.Group), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Namespace, b.Namespace)} {
+			if d != 0 {
 				return d
 			}
-			return strings.Compare(kobj.Name(a), kobj.Name(b))
-		})
-		for _, o := range objs {
-			if err := w.check(ctx, gvk, o); err != nil {
-				return w.res, err
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// world is one sync's view of the cluster.
+type world struct {
+	c   cluster.Interface
+	now time.Time
+	// kinds maps a group and kind to how it is served (by preferred
+	// version), filled on first use.
+	kinds map[groupKind]cluster.Resource
+	// uids maps the objects of a kind by uid to their namespace, filled
+	// when a reference is missing in its dependent's namespace.
+	uids map[schema.GVK]map[string]string
+	res  controller.Result
+	errs []error
+}
+
+func newWorld(c cluster.Interface, now time.Time) *world {
+	return &world{c: c, now: now}
+}
+
+// served returns how a group and kind is served.
+func (w *world) served(group, kind string) (cluster.Resource, bool) {
+	if w.kinds == nil {
+		w.kinds = map[groupKind]cluster.Resource{}
+		for _, r := range w.c.Mapper().Resources() {
+			gk := groupKind{r.GVK.Group, r.GVK.Kind}
+			if _, ok := w.kinds[gk]; !ok {
+				w.kinds[gk] = r
 			}
+		}
+	}
+	r, ok := w.kinds[groupKind{group, kind}]
+	return r, ok
+}
+
+func (w *world) checkKeys(ctx context.Context, keys []controller.Key) (controller.Result, error) {
+	for _, k := range keys {
+		r, ok := w.served(k.Group, k.Kind)
+		if !ok {
+			continue
+		}
+		o, err := controller.GetShared(ctx, w.c, r.GVK, k.Namespace, k.Name)
+		if cluster.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return w.res, fmt.Errorf("gc: get %s %s/%s: %w", k.Kind, k.Namespace, k.Name, err)
+		}
+		if err := w.check(ctx, r, o); err != nil {
+			return w.res, err
 		}
 	}
 	return w.res, errors.Join(w.errs...)
 }
 
-func (g Controller) kinds() []schema.GVK {
-	if g.Kinds == nil {
-		return DefaultKinds
+// refState is what became of the owner a reference names.
+type refState int
+
+const (
+	ownerLive    refState = iota
+	ownerUnknown          // not served
+	ownerMissing
+	// ownerOutOfScope: a cluster-scoped dependent names an owner of a
+	// namespaced kind, which kube-controller-manager gives up on.
+	ownerOutOfScope
+)
+
+// owner looks up the owner a reference of a dependent in namespace ns
+// names.
+func (w *world) owner(ctx context.Context, ns string, ref map[string]any) (refState, error) {
+	av, _ := ref["apiVersion"].(string)
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	uid, _ := ref["uid"].(string)
+	gvk := schema.ParseGVK(av, kind)
+	res, err := w.c.Mapper().ResourceFor(gvk)
+	if err != nil {
+		return ownerUnknown, nil
 	}
-	return g.Kinds
-}
-
-// world is one sync's view of the owners.
-type world struct {
-	c      cluster.Interface
-	owners map[schema.GVK]map[string]bool // kind -> uids that exist
-	// The owner kind of the last reference: most references of a list
-	// name the same kind.
-	lastAV, lastKind string
-	lastSet          map[string]bool
-	res              controller.Result
-	errs             []error
-}
-
-func newWorld(c cluster.Interface) *world {
-	return &world{c: c, owners: map[schema.GVK]map[string]bool{}}
-}
-
-func (w *world) exists(ctx context.Context, apiVersion, kind, uid string) (bool, bool, error) {
-	if w.lastSet != nil && apiVersion == w.lastAV && kind == w.lastKind {
-		return w.lastSet[uid], true, nil
+	if res.Namespaced && ns == "" {
+		return ownerOutOfScope, nil
 	}
-	gvk := schema.ParseGVK(apiVersion, kind)
-	set, ok := w.owners[gvk]
+	ons := ns
+	if !res.Namespaced {
+		ons = ""
+	}
+	o, err := controller.GetShared(ctx, w.c, res.GVK, ons, name)
+	switch {
+	case cluster.IsNotFound(err):
+		return ownerMissing, nil
+	case err != nil:
+		return ownerUnknown, fmt.Errorf("gc: get %s %s/%s: %w", kind, ons, name, err)
+	case kobj.UID(o) != uid:
+		return ownerMissing, nil
+	}
+	return ownerLive, nil
+}
+
+// elsewhere returns the namespace of the object of gvk with uid, when it
+// is not ns ("" when there is none).
+func (w *world) elsewhere(ctx context.Context, gvk schema.GVK, uid, ns string) (string, error) {
+	if w.uids == nil {
+		w.uids = map[schema.GVK]map[string]string{}
+	}
+	set, ok := w.uids[gvk]
 	if !ok {
-		if _, err := w.c.Mapper().ResourceFor(gvk); err != nil {
-			// Not served: the owner's state is unknown; keep.
-			w.owners[gvk] = nil
-			return false, false, nil
-		}
 		l, err := w.c.List(ctx, gvk)
 		if err != nil {
-			return false, false, fmt.Errorf("list %s: %w", gvk.Kind, err)
+			return "", fmt.Errorf("gc: list %s: %w", gvk.Kind, err)
 		}
-		set = make(map[string]bool, len(l.Items))
+		set = make(map[string]string, len(l.Items))
 		for _, o := range l.Items {
-			set[kobj.UID(o)] = true
+			set[kobj.UID(o)] = kobj.Namespace(o)
 		}
-		w.owners[gvk] = set
+		w.uids[gvk] = set
 	}
-	if set == nil {
-		return false, false, nil
+	if other := set[uid]; other != ns {
+		return other, nil
 	}
-	w.lastAV, w.lastKind, w.lastSet = apiVersion, kind, set
-	return set[uid], true, nil
+	return "", nil
 }
 
-// check collects o if its owners are gone; the error is the store's.
-func (w *world) check(ctx context.Context, gvk schema.GVK, o cluster.Object) error {
-	c := w.c
+// check collects o, of the kind res, if its owners are gone; the error is
+// the store's.
+func (w *world) check(ctx context.Context, res cluster.Resource, o cluster.Object) error {
 	refs := kobj.Slice(o, "metadata", "ownerReferences")
 	if len(refs) == 0 || kobj.Deleting(o) {
 		return nil
 	}
-	var gone []string
+	ns, name := kobj.Namespace(o), kobj.Name(o)
+	var gone []any
 	live := 0
 	for _, r := range refs {
 		m, _ := r.(map[string]any)
-		av, _ := m["apiVersion"].(string)
-		k, _ := m["kind"].(string)
-		uid, _ := m["uid"].(string)
-		ok, known, err := w.exists(ctx, av, k, uid)
+		state, err := w.owner(ctx, ns, m)
 		if err != nil {
-			return fmt.Errorf("gc: %w", err)
+			return err
 		}
-		if ok || !known {
+		if state == ownerMissing || state == ownerOutOfScope {
+			if err := w.reportOtherNamespace(ctx, o, res, m); err != nil {
+				return err
+			}
+		}
+		if state != ownerMissing {
 			live++
-		} else {
-			gone = append(gone, uid)
+			continue
 		}
+		gone = append(gone, m["uid"])
 	}
 	if len(gone) == 0 {
 		return nil
 	}
-	ns, name := kobj.Namespace(o), kobj.Name(o)
 	if live > 0 {
 		next := kobj.Copy(o)
 		var kept []any
 		for _, r := range refs {
 			m, _ := r.(map[string]any)
-			if !contains(gone, m["uid"]) {
+			if !slices.Contains(gone, m["uid"]) {
 				kept = append(kept, r)
 			}
 		}
 		kobj.Map(next, "metadata")["ownerReferences"] = kept
-		if _, err := c.Update(ctx, next); err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
-			w.errs = append(w.errs, fmt.Errorf("gc: update %s %s/%s: %w", gvk.Kind, ns, name, err))
+		if _, err := w.c.Update(ctx, next); err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+			w.errs = append(w.errs, fmt.Errorf("gc: update %s %s/%s: %w", res.GVK.Kind, ns, name, err))
 		}
 		w.res.Changed = true
 		return nil
 	}
-	err := c.Delete(ctx, gvk, ns, name, cluster.Background, cluster.Preconditions{UID: kobj.UID(o)})
+	policy := cluster.Background
+	for _, f := range kobj.Slice(o, "metadata", "finalizers") {
+		switch f {
+		case "orphan":
+			policy = cluster.Orphan
+		case "foregroundDeletion":
+			if policy != cluster.Orphan {
+				policy = cluster.Foreground
+			}
+		}
+	}
+	err := w.c.Delete(ctx, res.GVK, ns, name, policy, cluster.Preconditions{UID: kobj.UID(o)})
 	if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
-		w.errs = append(w.errs, fmt.Errorf("gc: delete %s %s/%s: %w", gvk.Kind, ns, name, err))
+		w.errs = append(w.errs, fmt.Errorf("gc: delete %s %s/%s: %w", res.GVK.Kind, ns, name, err))
 		return nil
 	}
 	w.res.Changed = true
 	return nil
 }
 
-func contains(s []string, v any) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
+// reportOtherNamespace records the Warning Event OwnerRefInvalidNamespace
+// about o when the owner its reference ref names (missing in o's
+// namespace, or of a namespaced kind when o is cluster-scoped) lives in
+// another namespace; once (kube-controller-manager reports a reference
+// when it first sees it, and a cluster-scoped dependent stays).
+func (w *world) reportOtherNamespace(ctx context.Context, o cluster.Object, res cluster.Resource, ref map[string]any) error {
+	ns := kobj.Namespace(o)
+	av, _ := ref["apiVersion"].(string)
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	uid, _ := ref["uid"].(string)
+	owner, err := w.c.Mapper().ResourceFor(schema.ParseGVK(av, kind))
+	if err != nil || !owner.Namespaced {
+		return nil
 	}
-	return false
+	involved := map[string]any{"apiVersion": res.GVK.APIVersion(), "kind": res.GVK.Kind, "metadata": map[string]any{
+		"name": kobj.Name(o), "namespace": ns, "uid": kobj.UID(o)}}
+	msg := fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q", av, kind, ns, name, uid, ns)
+	if done, err := event.RecordedSince(ctx, w.c, involved, "Warning", "OwnerRefInvalidNamespace", msg, Component, time.Time{}); err != nil || done {
+		return err
+	}
+	other, err := w.elsewhere(ctx, owner.GVK, uid, ns)
+	if err != nil || other == "" {
+		return err
+	}
+	if err := event.Record(ctx, w.c, w.now, involved, "Warning", "OwnerRefInvalidNamespace", msg, Component); err != nil {
+		return fmt.Errorf("gc: %w", err)
+	}
+	w.res.Changed = true
+	return nil
 }

@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"controller/deployment":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/podhash", "schema", "selector", "value"},
 	"controller/replicaset":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/replication":      {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/replicaset", "schema", "selector", "value"},
-	"controller/gc":               {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
+	"controller/gc":               {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
 	"controller/event":            {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/statefulset":      {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "schema", "selector", "value"},
 	"controller/daemonset":        {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "controller/internal/podhash", "schema", "selector", "value"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -27,8 +28,43 @@ type Case struct {
 
 // Sleep is the step that only the recording carries out, to let the real
 // control plane's controllers act (`sleep SECONDS`); the embedded cluster
-// settles its controllers within each command.
+// settles its controllers within each command. With a third word, `clock`
+// (`sleep SECONDS clock`), the embedded cluster's clock moves as much
+// (`konverge clock advance`): for what the real control plane does at its
+// own pace, on a timer, rather than as soon as it can.
 const Sleep = "sleep"
+
+// SleepAdvances reports whether a Sleep step moves the embedded
+// cluster's clock too.
+func SleepAdvances(args []string) bool { return len(args) > 2 && args[2] == "clock" }
+
+// uidRef is a placeholder of a step's words: "{{uid RESOURCE NAME
+// NAMESPACE}}" stands for the uid of that object at the time of the step
+// (a namespace "-" for a cluster-scoped one).
+var uidRef = regexp.MustCompile(`\{\{uid ([^ }]+) ([^ }]+) ([^ }]+)\}\}`)
+
+// Expand replaces the uid placeholders of a step's words with what uid
+// returns for them: an ownerReference to an object of the case needs its
+// uid, which the server chose.
+func Expand(args []string, uid func(resource, name, namespace string) (string, error)) ([]string, error) {
+	out := make([]string, len(args))
+	var err error
+	for i, a := range args {
+		out[i] = uidRef.ReplaceAllStringFunc(a, func(m string) string {
+			p := uidRef.FindStringSubmatch(m)
+			ns := p[3]
+			if ns == "-" {
+				ns = ""
+			}
+			v, e := uid(p[1], p[2], ns)
+			if e != nil && err == nil {
+				err = fmt.Errorf("%s: %w", m, e)
+			}
+			return v
+		})
+	}
+	return out, err
+}
 
 // Load reads every case under root (testdata/fidelity).
 func Load(root string) ([]Case, error) {

@@ -83,10 +83,29 @@ func runCase(t *testing.T, c Case, golden []byte) []string {
 	var run [][]string
 	for _, args := range c.Steps {
 		if args[0] == Sleep {
+			if SleepAdvances(args) {
+				if _, stderr, code := konverge(t, state, c.Dir, []string{"clock", "advance", args[1] + "s"}); code != 0 {
+					t.Fatalf("clock advance %ss: %s", args[1], stderr)
+				}
+			}
 			continue
 		}
+		expanded, err := Expand(args, func(resource, name, namespace string) (string, error) {
+			get := []string{"get", resource, name, "-o", "jsonpath={.metadata.uid}"}
+			if namespace != "" {
+				get = append(get, "-n", namespace)
+			}
+			out, stderr, code := konverge(t, state, c.Dir, get)
+			if code != 0 {
+				return "", errors.New(stderr)
+			}
+			return out, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		run = append(run, args)
-		stdout, stderr, code := konverge(t, state, c.Dir, args)
+		stdout, stderr, code := konverge(t, state, c.Dir, expanded)
 		step, err := Outcome(args, code, stdout, stderr)
 		if err != nil {
 			t.Fatal(err)

@@ -168,7 +168,21 @@ func recordInDefault(c fidelity.Case, kubectl, kubeconfig string) (fidelity.Reco
 			time.Sleep(time.Duration(secs * float64(time.Second)))
 			continue
 		}
-		stdout, stderr, code := runKubectl(kubectl, kubeconfig, c.Dir, args...)
+		expanded, err := fidelity.Expand(args, func(resource, name, namespace string) (string, error) {
+			get := []string{"get", resource, name, "-o", "jsonpath={.metadata.uid}"}
+			if namespace != "" {
+				get = append(get, "-n", namespace)
+			}
+			out, errOut, code := runKubectl(kubectl, kubeconfig, c.Dir, get...)
+			if code != 0 {
+				return "", errors.New(errOut)
+			}
+			return out, nil
+		})
+		if err != nil {
+			return rec, err
+		}
+		stdout, stderr, code := runKubectl(kubectl, kubeconfig, c.Dir, expanded...)
 		step, err := fidelity.Outcome(args, code, stdout, stderr)
 		if err != nil {
 			return rec, err
