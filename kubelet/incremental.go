@@ -197,6 +197,12 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 	res.Changed = nodeChanged
 	visit := map[podKey]bool{}
 	for _, ch := range changed {
+		if ch.Group == "" && ch.Kind == "Node" && !nodeChanged {
+			// A Node changed (labels, say): the pods waiting for a node
+			// are retried, as kube-scheduler requeues them on a node
+			// update.
+			return k.Sync(ctx, c, now)
+		}
 		if ch.Group == "" && ch.Kind == "Pod" {
 			visit[podKey{ch.Namespace, ch.Name}] = true
 		}

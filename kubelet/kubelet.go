@@ -16,7 +16,7 @@
 // always get the same status.
 //
 // Not simulated: resources and capacity (every pod fits), affinity and
-// taints (only nodeSelector is checked), image caches, volumes, ephemeral
+// taints (only nodeSelector is checked, against the Node's labels), image caches, volumes, ephemeral
 // containers, in-place changes of a running pod's images, and the Unknown
 // phase (the node never goes away).
 package kubelet
@@ -178,11 +178,8 @@ func (k *Kubelet) ensureNode(ctx context.Context, c cluster.Interface, now time.
 	resources := map[string]any{"cpu": "8", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
 	node := map[string]any{
 		"apiVersion": "v1", "kind": "Node",
-		"metadata": map[string]any{"name": NodeName, "labels": map[string]any{
-			"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-			"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
-		}},
-		"spec": map[string]any{"podCIDR": PodCIDR, "podCIDRs": []any{PodCIDR}},
+		"metadata": map[string]any{"name": NodeName, "labels": labelsAny(registeredLabels)},
+		"spec":     map[string]any{"podCIDR": PodCIDR, "podCIDRs": []any{PodCIDR}},
 		"status": map[string]any{
 			"capacity": resources, "allocatable": value.DeepCopy(resources),
 			"conditions": []any{
@@ -291,7 +288,9 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	reason, msg := "", ""
 	if gates, _ := spec["schedulingGates"].([]any); len(gates) > 0 {
 		reason, msg = "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates"
-	} else if !matchesNode(spec) {
+	} else if ok, err := k.matchesNode(ctx, c, spec); err != nil {
+		return res, err
+	} else if !ok {
 		reason, msg = "Unschedulable", "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
 	}
 	if reason != "" {
@@ -342,20 +341,38 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	return res, k.emit(ctx, c, evs)
 }
 
-// nodeLabels are the labels of the node, for nodeSelector.
-var nodeLabels = map[string]string{
-	"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-	"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
-}
-
-func matchesNode(spec map[string]any) bool {
+// matchesNode reports whether the pod's nodeSelector matches the labels
+// of the Node as stored (the user may have labelled it since it
+// registered); without a Node (a cluster that serves none) the labels the
+// kubelet registers with.
+func (k *Kubelet) matchesNode(ctx context.Context, c cluster.Interface, spec map[string]any) (bool, error) {
 	sel, _ := spec["nodeSelector"].(map[string]any)
-	for k, v := range sel {
-		if s, _ := v.(string); nodeLabels[k] != s {
-			return false
+	if len(sel) == 0 {
+		return true, nil
+	}
+	labels := labelsAny(registeredLabels)
+	if _, err := c.Mapper().ResourceFor(nodeGVK); err == nil {
+		node, err := controller.GetShared(ctx, c, nodeGVK, "", NodeName)
+		if err != nil && !cluster.IsNotFound(err) {
+			return false, fmt.Errorf("kubelet: get node %s: %w", NodeName, err)
+		}
+		if err == nil {
+			labels, _ = mapOf(node, "metadata")["labels"].(map[string]any)
 		}
 	}
-	return true
+	for k, v := range sel {
+		s, _ := v.(string)
+		if got, ok := labels[k].(string); !ok || got != s {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// registeredLabels are the labels the kubelet registers its Node with.
+var registeredLabels = map[string]string{
+	"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+	"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
 }
 
 // statusAt computes the status of a pod accepted at start, at now, with
@@ -850,6 +867,14 @@ func str(m map[string]any, f string) string {
 }
 
 func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func labelsAny(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v

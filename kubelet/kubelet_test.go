@@ -255,3 +255,28 @@ images:
 		})
 	}
 }
+
+// TestNodeSelectorReadsStoredLabels: a pod whose nodeSelector names a
+// label the node does not have waits; once the Node object is labelled
+// (by the user, between two rounds of the same runner), the pod is bound.
+func TestNodeSelectorReadsStoredLabels(t *testing.T) {
+	e := newEnv(t, "")
+	e.create("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  nodeSelector: {disktype: ssd}\n  containers: [{name: c, image: nginx}]\n")
+	e.at(time.Second)
+	if got := get(e.pod("p"), "status.conditions.0.reason"); got != "Unschedulable" {
+		t.Fatalf("before the label: PodScheduled reason %v, want Unschedulable", got)
+	}
+	nodeGVK := schema.GVK{Version: "v1", Kind: "Node"}
+	node, err := e.st.Get(e.ctx, nodeGVK, "", kubelet.NodeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node["metadata"].(map[string]any)["labels"].(map[string]any)["disktype"] = "ssd"
+	if _, err := e.st.Update(e.ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	e.at(2 * time.Second)
+	if got := get(e.pod("p"), "spec.nodeName"); got != kubelet.NodeName {
+		t.Fatalf("after the label: nodeName %v, want %s", got, kubelet.NodeName)
+	}
+}
