@@ -7,95 +7,75 @@ import (
 	"strings"
 )
 
-const (
-	mostPositive = 1<<63 - 1
-	mostNegative = -(mostPositive + 1)
-)
+// powersOfTen are the powers of ten an int64 holds, 10^0 to 10^18.
+var powersOfTen = func() (p [19]int64) {
+	p[0] = 1
+	for n := 1; n < len(p); n++ {
+		p[n] = p[n-1] * 10
+	}
+	return p
+}()
 
-// int64Multiply, int64MultiplyScale, positiveScaleInt64 and
-// negativeScaleInt64 are apimachinery's (resource/math.go), int32 scales
-// and their wrapping included.
-
-func int64Multiply(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 || a == 1 || b == 1 {
-		return a * b, true
-	}
-	if a == mostNegative || b == mostNegative {
-		return 0, false
-	}
-	c := a * b
-	return c, c/b == a
-}
-
-func int64MultiplyScale(a, b int64) (int64, bool) {
-	if a == 0 || a == 1 {
-		return a * b, true
-	}
-	if a == mostNegative && b != 1 {
-		return 0, false
-	}
-	c := a * b
-	return c, c/b == a
-}
-
-func positiveScaleInt64(base int64, scale int32) (int64, bool) {
-	switch scale {
-	case 0:
-		return base, true
-	case 1:
-		return int64MultiplyScale(base, 10)
-	case 2:
-		return int64MultiplyScale(base, 100)
-	case 3:
-		return int64MultiplyScale(base, 1000)
-	case 6:
-		return int64MultiplyScale(base, 1000000)
-	case 9:
-		return int64MultiplyScale(base, 1000000000)
-	}
-	if base == 0 {
-		// apimachinery multiplies 0 by 10 scale times; the result is 0.
+// mulInt64 returns a × b and whether the product fits in an int64; when
+// it does not, the product returned is meaningless.
+func mulInt64(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
 		return 0, true
 	}
-	value := base
-	var ok bool
-	for i := int32(0); i < scale; i++ {
-		if value, ok = int64MultiplyScale(value, 10); !ok {
-			return 0, false
-		}
+	p := a * b
+	// -1 × MinInt64 wraps to MinInt64 and passes the division check.
+	if (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return p, false
 	}
-	return value, true
+	return p, p/b == a
 }
 
-func negativeScaleInt64(base int64, scale int32) (int64, bool) {
-	if scale == 0 {
+// positiveScaleInt64 returns base × 10^scale and whether it fits in an
+// int64 (a scale of 0 or less leaves base as it is). What an overflow
+// returns is apimachinery's: it multiplies at once by 10, 100, 1000, 10^6
+// and 10^9, whose overflow comes back wrapped, and by ten at a time for
+// other scales, whose overflow comes back as 0; MinInt64 always gives 0.
+func positiveScaleInt64(base int64, scale int32) (int64, bool) {
+	if scale <= 0 || base == 0 {
 		return base, true
 	}
-	value := base
-	var fraction bool
-	for i := int32(0); i < scale; i++ {
-		if !fraction && value%10 != 0 {
-			fraction = true
-		}
-		value /= 10
-		if value == 0 {
-			if fraction {
-				if base > 0 {
-					return 1, false
-				}
-				return -1, false
-			}
-			return 0, true
+	if base == math.MinInt64 || int(scale) >= len(powersOfTen) {
+		return 0, false
+	}
+	v, ok := mulInt64(base, powersOfTen[scale])
+	if !ok {
+		switch scale {
+		case 1, 2, 3, 6, 9:
+		default:
+			v = 0
 		}
 	}
-	if fraction {
+	return v, ok
+}
+
+// negativeScaleInt64 returns base ÷ 10^scale rounded away from zero, and
+// whether the division was exact (a scale of 0 or less leaves base as it
+// is).
+func negativeScaleInt64(base int64, scale int32) (int64, bool) {
+	if scale <= 0 || base == 0 {
+		return base, true
+	}
+	if int(scale) >= len(powersOfTen) {
+		// |base| < 10^19: nothing is left but the rounding.
 		if base > 0 {
-			value++
-		} else {
-			value--
+			return 1, false
 		}
+		return -1, false
 	}
-	return value, !fraction
+	d := powersOfTen[scale]
+	q := base / d
+	if base%d == 0 {
+		return q, true
+	}
+	if base > 0 {
+		return q + 1, false
+	}
+	return q - 1, false
 }
 
 // asScaledInt64 is int64Amount.AsScaledInt64.
@@ -107,21 +87,18 @@ func asScaledInt64(value int64, scale, to int32) (int64, bool) {
 	return positiveScaleInt64(value, scale-to)
 }
 
+// removeInt64Factors divides value by base for as long as its magnitude
+// is a multiple of base no smaller than base, and says how many times.
 func removeInt64Factors(value, base int64) (int64, int32) {
-	times := int32(0)
-	result := value
-	negative := result < 0
-	if negative {
-		result = -result
+	sign := int64(1)
+	if value < 0 {
+		sign, value = -1, -value
 	}
-	for result >= base && result%base == 0 {
-		times++
-		result /= base
+	var times int32
+	for ; value >= base && value%base == 0; times++ {
+		value /= base
 	}
-	if negative {
-		result = -result
-	}
-	return result, times
+	return sign * value, times
 }
 
 // canonicalize is Quantity.CanonicalizeBytes: the number and suffix String
@@ -177,11 +154,11 @@ func (q Quantity) base10() (string, int64) {
 		var ok bool
 		switch exponent % 3 {
 		case 1, -2:
-			if amount, ok = int64MultiplyScale(amount, 10); ok {
+			if amount, ok = mulInt64(amount, 10); ok {
 				return strconv.FormatInt(amount, 10), int64(exponent - 1)
 			}
 		case 2, -1:
-			if amount, ok = int64MultiplyScale(amount, 100); ok {
+			if amount, ok = mulInt64(amount, 100); ok {
 				return strconv.FormatInt(amount, 10), int64(exponent - 2)
 			}
 		default:
@@ -235,6 +212,8 @@ func (q Quantity) base1024() (string, int32) {
 	return a.String(), int32(times)
 }
 
+// decimalSuffix writes a power of ten in the format: an "e" exponent
+// (none for 0), or the SI suffix of the power (none when it has none).
 func decimalSuffix(exponent int64, format Format) string {
 	if format == DecimalExponent {
 		if exponent == 0 {
@@ -242,46 +221,19 @@ func decimalSuffix(exponent int64, format Format) string {
 		}
 		return "e" + strconv.FormatInt(exponent, 10)
 	}
-	switch exponent {
-	case -9:
-		return "n"
-	case -6:
-		return "u"
-	case -3:
-		return "m"
-	case 3:
-		return "k"
-	case 6:
-		return "M"
-	case 9:
-		return "G"
-	case 12:
-		return "T"
-	case 15:
-		return "P"
-	case 18:
-		return "E"
+	if exponent%3 != 0 || exponent < -9 || exponent > 18 {
+		return ""
 	}
-	// 0, and exponents without a suffix: apimachinery prints none.
-	return ""
+	return decimalSuffixes[(exponent+9)/3]
 }
 
+// binarySuffix writes a power of two as its binary suffix ("" for 2^0 and
+// powers without one).
 func binarySuffix(exponent int32) string {
-	switch exponent {
-	case 10:
-		return "Ki"
-	case 20:
-		return "Mi"
-	case 30:
-		return "Gi"
-	case 40:
-		return "Ti"
-	case 50:
-		return "Pi"
-	case 60:
-		return "Ei"
+	if exponent%10 != 0 || exponent < 10 || exponent > 60 {
+		return ""
 	}
-	return ""
+	return binarySuffixes[exponent/10-1]
 }
 
 // removeBigFactors divides a copy of d by factor while it divides evenly,

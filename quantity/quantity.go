@@ -178,64 +178,19 @@ func parse(str string) (Quantity, error) {
 	if str == "0" {
 		return Quantity{format: DecimalSI, s: str}, nil
 	}
-	positive, value, num, denom, suf, err := parseQuantityString(str)
+	p, err := cut(str)
 	if err != nil {
 		return Quantity{}, err
 	}
-	base, exponent, format, ok := interpret(suf)
+	base, exponent, format, ok := interpret(p.suffix)
 	if !ok {
 		return Quantity{}, ErrSuffix
 	}
-
-	precision := int32(0)
-	scale := int32(0)
-	mantissa := int64(1)
-	switch format {
-	case DecimalExponent, DecimalSI:
-		scale = exponent
-		precision = maxInt64Factors - int32(len(num)+len(denom))
-	case BinarySI:
-		scale = 0
-		switch {
-		case exponent >= 0 && len(denom) == 0:
-			mantissa <<= uint64(exponent)
-			precision = 15 - int32(len(num)) - int32(float32(exponent)*3/10) - 1
-		default:
-			precision = -1
-		}
+	if q, ok, err := smallQuantity(str, p, exponent, format); ok || err != nil {
+		return q, err
 	}
 
-	if precision >= 0 {
-		scale -= int32(len(denom))
-		if scale >= nano {
-			shifted := num + denom
-			v, err := strconv.ParseInt(shifted, 10, 64)
-			if err != nil {
-				return Quantity{}, ErrNumeric
-			}
-			if result, ok := int64Multiply(v, mantissa); ok {
-				if !positive {
-					result = -result
-				}
-				q := Quantity{i: result, scale: scale, format: format}
-				keep := false
-				switch format {
-				case BinarySI:
-					keep = exponent%10 == 0 && v&0x07 != 0
-				default:
-					keep = scale%3 == 0 && !strings.HasSuffix(shifted, "000") && shifted[0] != '0'
-				}
-				if keep {
-					q.s = str
-				} else {
-					q.s = q.canonicalize()
-				}
-				return q, nil
-			}
-		}
-	}
-
-	unscaled, decScale, ok := scanDecimal(value)
+	unscaled, decScale, ok := scanDecimal(p.number)
 	if !ok {
 		return Quantity{}, ErrNumeric
 	}
@@ -300,163 +255,155 @@ var (
 	maxInt64 = big.NewInt(1<<63 - 1)
 )
 
-// parseQuantityString is apimachinery's, which splits a quantity into
-// sign, number (value), integer and fraction digits and suffix.
-func parseQuantityString(str string) (positive bool, value, num, denom, suffix string, err error) {
-	positive = true
-	pos := 0
-	end := len(str)
-
-	if pos < end {
-		switch str[0] {
-		case '-':
-			positive = false
-			pos++
-		case '+':
-			pos++
-		}
-	}
-
-	// strip leading zeros
-Zeroes:
-	for i := pos; ; i++ {
-		if i >= end {
-			num = "0"
-			value = num
-			return
-		}
-		switch str[i] {
-		case '0':
-			pos++
-		default:
-			break Zeroes
-		}
-	}
-
-	// extract the numerator
-Num:
-	for i := pos; ; i++ {
-		if i >= end {
-			num = str[pos:end]
-			value = str[0:end]
-			return
-		}
-		switch str[i] {
-		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		default:
-			num = str[pos:i]
-			pos = i
-			break Num
-		}
-	}
-
-	// if we stripped all numerator positions, always return 0
-	if len(num) == 0 {
-		num = "0"
-	}
-
-	// handle a denominator
-	if pos < end && str[pos] == '.' {
-		pos++
-	Denom:
-		for i := pos; ; i++ {
-			if i >= end {
-				denom = str[pos:end]
-				value = str[0:end]
-				return
-			}
-			switch str[i] {
-			case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			default:
-				denom = str[pos:i]
-				pos = i
-				break Denom
-			}
-		}
-	}
-	value = str[0:pos]
-
-	// grab the elements of the suffix
-	suffixStart := pos
-	for i := pos; ; i++ {
-		if i >= end {
-			suffix = str[suffixStart:end]
-			return
-		}
-		if !strings.ContainsAny(str[i:i+1], "eEinumkKMGTP") {
-			pos = i
-			break
-		}
-	}
-	if pos < end {
-		switch str[pos] {
-		case '-', '+':
-			pos++
-		}
-	}
-Suffix:
-	for i := pos; ; i++ {
-		if i >= end {
-			suffix = str[suffixStart:end]
-			return
-		}
-		switch str[i] {
-		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		default:
-			break Suffix
-		}
-	}
-	// we encountered a non decimal in the Suffix loop, but the last character
-	// was not a valid exponent
-	err = ErrFormatWrong
-	return
+// pieces are the parts of a quantity's text as apimachinery reads them.
+type pieces struct {
+	negative bool
+	// number is the text that holds the value: the sign, the digits and
+	// the point as written ("0" for a text of zeros, whose sign goes).
+	number string
+	// whole are the digits before the point without leading zeros ("0"
+	// when none are left), frac those after it.
+	whole, frac string
+	suffix      string
 }
 
-// interpret is the suffixer of apimachinery: the base (10 or 2), the
-// exponent and the format of a suffix.
-func interpret(s string) (base, exponent int32, format Format, ok bool) {
-	switch s {
-	case "":
-		return 10, 0, DecimalSI, true
-	case "n":
-		return 10, -9, DecimalSI, true
-	case "u":
-		return 10, -6, DecimalSI, true
-	case "m":
-		return 10, -3, DecimalSI, true
-	case "k":
-		return 10, 3, DecimalSI, true
-	case "M":
-		return 10, 6, DecimalSI, true
-	case "G":
-		return 10, 9, DecimalSI, true
-	case "T":
-		return 10, 12, DecimalSI, true
-	case "P":
-		return 10, 15, DecimalSI, true
-	case "E":
-		return 10, 18, DecimalSI, true
-	case "Ki":
-		return 2, 10, BinarySI, true
-	case "Mi":
-		return 2, 20, BinarySI, true
-	case "Gi":
-		return 2, 30, BinarySI, true
-	case "Ti":
-		return 2, 40, BinarySI, true
-	case "Pi":
-		return 2, 50, BinarySI, true
-	case "Ei":
-		return 2, 60, BinarySI, true
+// cut splits a non-empty text into its pieces. Past the number, the
+// suffix is a run of SI letters and exponent markers, then an optional
+// sign and digits to the end; anything else there is ErrFormatWrong.
+func cut(s string) (pieces, error) {
+	var p pieces
+	i := 0
+	if s[0] == '+' || s[0] == '-' {
+		p.negative = s[0] == '-'
+		i++
 	}
-	if len(s) > 1 && (s[0] == 'E' || s[0] == 'e') {
-		parsed, err := strconv.ParseInt(s[1:], 10, 64)
-		if err != nil {
-			return 0, 0, DecimalExponent, false
+	for i < len(s) && s[i] == '0' {
+		i++
+	}
+	if i == len(s) {
+		p.number, p.whole = "0", "0"
+		return p, nil
+	}
+	end := skipDigits(s, i)
+	p.whole, p.number = s[i:end], s
+	if end == len(s) {
+		return p, nil
+	}
+	if p.whole == "" {
+		p.whole = "0"
+	}
+	if s[end] == '.' {
+		fracEnd := skipDigits(s, end+1)
+		p.frac = s[end+1 : fracEnd]
+		if fracEnd == len(s) {
+			return p, nil
 		}
-		return 10, int32(parsed), DecimalExponent, true
+		end = fracEnd
+	}
+	p.number = s[:end]
+	i = end
+	for i < len(s) && strings.IndexByte("eEinumkKMGTP", s[i]) >= 0 {
+		i++
+	}
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	if skipDigits(s, i) != len(s) {
+		return pieces{}, ErrFormatWrong
+	}
+	p.suffix = s[end:]
+	return p, nil
+}
+
+// skipDigits returns the index of the first byte of s from i on that is
+// not a decimal digit (len(s) if none).
+func skipDigits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// The suffixes: the SI ones for the powers of ten 10^-9, 10^-6 ... 10^18
+// (none for 10^0), the binary ones for 2^10, 2^20 ... 2^60.
+var (
+	decimalSuffixes = [...]string{"n", "u", "m", "", "k", "M", "G", "T", "P", "E"}
+	binarySuffixes  = [...]string{"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+)
+
+// interpret returns what a suffix means: the base (10 or 2), the
+// exponent of that base and the format it gives the quantity. "E" alone
+// is exa; "e" or "E" followed by an integer is a decimal exponent, which
+// apimachinery keeps in 32 bits.
+func interpret(s string) (base, exponent int32, format Format, ok bool) {
+	for n, x := range decimalSuffixes {
+		if s == x {
+			return 10, int32(3*n - 9), DecimalSI, true
+		}
+	}
+	for n, x := range binarySuffixes {
+		if s == x {
+			return 2, int32(10 * (n + 1)), BinarySI, true
+		}
+	}
+	if len(s) > 1 && (s[0] == 'e' || s[0] == 'E') {
+		if e, err := strconv.ParseInt(s[1:], 10, 64); err == nil {
+			return 10, int32(e), DecimalExponent, true
+		}
 	}
 	return 0, 0, DecimalExponent, false
+}
+
+// smallQuantity is apimachinery's fast path: when the digits of the
+// number and the suffix's multiplier leave room in an int64 and the value
+// is a whole number of nano units, the quantity is held as an int64 and a
+// scale. The text is kept as written when it is already canonical by
+// apimachinery's quick test (for a binary suffix, a number not divisible
+// by 8; for a decimal one, a scale that is a multiple of 3 and a number
+// that neither starts with 0 nor ends in 000). ok is false when the path
+// does not apply.
+func smallQuantity(str string, p pieces, exponent int32, format Format) (q Quantity, ok bool, err error) {
+	scale, multiplier := int32(0), int64(1)
+	if format == BinarySI {
+		// About 0.3 decimal digits per bit of the multiplier, from 14.
+		if p.frac != "" || exponent < 0 || int32(len(p.whole))+int32(float32(exponent)*3/10) > 14 {
+			return Quantity{}, false, nil
+		}
+		multiplier <<= uint(exponent)
+	} else {
+		if len(p.whole)+len(p.frac) > maxInt64Factors {
+			return Quantity{}, false, nil
+		}
+		scale = exponent - int32(len(p.frac))
+	}
+	if scale < nano {
+		return Quantity{}, false, nil
+	}
+	digits := p.whole + p.frac
+	n, perr := strconv.ParseInt(digits, 10, 64)
+	if perr != nil {
+		return Quantity{}, false, ErrNumeric
+	}
+	v, fits := mulInt64(n, multiplier)
+	if !fits {
+		return Quantity{}, false, nil
+	}
+	if p.negative {
+		v = -v
+	}
+	q = Quantity{i: v, scale: scale, format: format}
+	var canonical bool
+	if format == BinarySI {
+		canonical = n%8 != 0
+	} else {
+		canonical = scale%3 == 0 && digits[0] != '0' && !strings.HasSuffix(digits, "000")
+	}
+	if canonical {
+		q.s = str
+	} else {
+		q.s = q.canonicalize()
+	}
+	return q, true, nil
 }
 
 // scanDecimal is inf.Dec.SetString on the number part of a quantity: an
