@@ -362,7 +362,7 @@ func (r *run) replace(ctx context.Context, c cluster.Interface, it *item, live, 
 			return nil, err
 		}
 	}
-	out, err := c.Create(ctx, withoutNulls(modified), r.createOptions(writeReal)...)
+	out, err := c.Create(ctx, withoutResourceVersion(withoutNulls(modified)), r.createOptions(writeReal)...)
 	if err == nil {
 		return out, nil
 	}

@@ -200,7 +200,7 @@ func (r *run) create(ctx context.Context, c cluster.Interface, p plan, mode writ
 		res.Object = p.create
 		return res, nil
 	}
-	out, err := c.Create(ctx, p.create, r.createOptions(mode)...)
+	out, err := c.Create(ctx, withoutResourceVersion(p.create), r.createOptions(mode)...)
 	if err != nil {
 		return res, err
 	}
@@ -209,6 +209,18 @@ func (r *run) create(ctx context.Context, c cluster.Interface, p plan, mode writ
 	}
 	res.Object = out
 	return res, nil
+}
+
+// withoutResourceVersion is obj without metadata.resourceVersion, as
+// kubectl sends an object it creates (kube-apiserver refuses a create
+// that sets it): a manifest exported from another cluster carries the
+// version it had there. The last-applied annotation keeps it, as
+// kubectl's does.
+func withoutResourceVersion(obj map[string]any) map[string]any {
+	if _, ok := objref.Metadata(obj)["resourceVersion"]; !ok {
+		return obj
+	}
+	return objref.WithMetadata(obj, "resourceVersion", nil)
 }
 
 // applyLocally is what the server would make of live with the patch.

@@ -199,7 +199,9 @@ func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 				if dry == apply.DryRunServer {
 					copts = append(copts, cluster.DryRunAll)
 				}
-				got, err = c.Create(ctx, obj, copts...)
+				// As kubectl's: the resourceVersion of a manifest
+				// exported from another cluster is cleared.
+				got, err = c.Create(ctx, objref.WithMetadata(obj, "resourceVersion", nil), copts...)
 			}
 			if err != nil {
 				errs = append(errs, sourceError{verb: ing, source: objs[i].Source.File, err: err})
