@@ -94,7 +94,7 @@ func (a *Applier) apply(ctx context.Context, objs []manifest.Object, h hooks) ([
 		if err != nil && !errors.Is(err, errRollback) {
 			return nil, err
 		}
-		return r.results, refused
+		return r.finish(), refused
 	}
 	mode := writeReal
 	switch a.opts.DryRun {
@@ -104,9 +104,9 @@ func (a *Applier) apply(ctx context.Context, objs []manifest.Object, h hooks) ([
 		mode = writeDryRun
 	}
 	if err := r.do(ctx, a.c, objs, mode); err != nil {
-		return r.results, err
+		return r.finish(), err
 	}
-	return r.results, nil
+	return r.finish(), nil
 }
 
 // writeMode is how a run sends writes.

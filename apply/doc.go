@@ -46,7 +46,7 @@
 //
 // # Validation before writing
 //
-// An apply writes all of its objects or none: every object is resolved
+// An apply checks all of its objects before it writes any: every object is resolved
 // (an unknown kind is an error unless the input holds its
 // CustomResourceDefinition, against whose schema it is then checked),
 // namespaced (Options.Namespace for objects without one; with
@@ -58,13 +58,54 @@
 // each naming the source, the object and the field path, and never a
 // Secret's value.
 //
-// On a cluster that implements Batcher (cluster/local), the whole apply,
-// pruning included, runs in one transaction: the writes themselves are the
-// trial, committed only when every object succeeded. Elsewhere (a real API
-// server) every write is first sent as a server dry run, all of them before
-// any is made; objects in a namespace the input creates, custom resources
-// whose CRD the input creates, and objects whose admission depends on
-// another object of the input (see Order) can only be checked locally there.
+// All or nothing holds in one case only: a client-side apply on a
+// cluster that implements Batcher (cluster/local, the embedded cluster),
+// where the whole apply, pruning included, runs in one transaction: the
+// writes themselves are the trial, committed only when every object
+// succeeded. A server-side apply there is a request per object, as
+// kubectl sends it: the objects the server refused are in the error, the
+// others are applied. Elsewhere (a real API server) every write is first
+// sent as a server dry run, all of them before any is made, but a write
+// can still fail after every dry run passed (a conflict, a quota, a
+// webhook): Apply then returns the results of the writes made with the
+// error. Objects in a namespace the input creates, custom resources whose
+// CRD the input creates, and objects whose admission depends on another
+// object of the input (see Order) can only be checked locally there.
+//
+// Plan runs the same checks without writing: the local ones above, then
+// the API server's validation of the object it predicts (package
+// validate, as the embedded cluster runs it), and reports what fails as
+// Apply does, in the same Errors.
+//
+// # Secrets
+//
+// A Secret's values never leave this package in plaintext unless the
+// caller asks: in every Change and Result (Live, Merged, Object, Patch,
+// the last-applied annotation inside them) they are masked as package
+// mask masks them ("***"; "*** (before)" and "*** (after)" where a value
+// changes), so that whatever prints, logs or serialises a plan or a
+// result (fmt's %v and %+v, encoding/json) shows none; an *ObjectError's
+// message masks them too. Change.Unmasked, Plan.Unmasked and
+// Result.Unmasked return the plaintext, for a caller that must write the
+// object elsewhere or print it as the server holds it (kubectl apply
+// -o yaml). ApplyPlan needs no unmasking: a Plan applies the plaintext it
+// keeps unexported.
+//
+// # Results
+//
+// Result.Action is kubectl's verb; Result.Drift says whether the object
+// changed: a Configured patch that changes nothing (a Secret re-applied
+// with stringData) has no Drift, as a Change of a Plan has none.
+//
+// # ApplySets
+//
+// Options.ApplySet (with Prune) labels every object as a member of the
+// set and prunes the members the input no longer holds. The parent of a
+// set is a Secret by default, which is namespaced: as kubectl requires -n
+// for it, the parent's namespace is Options.Namespace only with
+// EnforceNamespace set, and without it Apply and Plan refuse with
+// kubectl's "namespace is required to use namespace-scoped ApplySet".
+// A parent of a cluster-scoped kind needs neither.
 //
 // # Order
 //

@@ -2,12 +2,16 @@ package apply_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/manifest"
 )
@@ -84,4 +88,104 @@ spec:
 	// namespace/shop created stored spec adds [finalizers]
 	// service/web created stored spec adds [clusterIP clusterIPs ipFamilies ipFamilyPolicy]
 	// drift after apply: false
+}
+
+// Plans and results never show a Secret's values unless asked: Live,
+// Merged, Patch and Object are masked (the last-applied annotation in
+// them too), in what fmt prints and what encoding/json writes; Unmasked
+// returns the plaintext. ApplyPlan applies the plaintext a plan keeps.
+func ExampleChange_Unmasked() {
+	ctx := context.Background()
+	c, done := openEmbedded()
+	defer done()
+	secret := map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "db", "namespace": "default"},
+		"stringData": map[string]any{"password": "hunter22"},
+	}
+	a := apply.New(c, apply.Options{})
+	plan, err := a.Plan(ctx, apply.Objects(secret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ch := plan.Changes[0]
+	js, err := json.Marshal(plan)
+	if err != nil {
+		log.Fatal(err)
+	}
+	printed := fmt.Sprintf("%+v %+v %v %s", plan, ch, ch.Merged, js)
+	fmt.Println(ch.Merged["data"], strings.Contains(printed, "hunter22"), strings.Contains(printed, "aHVudGVyMjI="))
+	fmt.Println(ch.Unmasked().Merged["data"])
+
+	results, err := a.ApplyPlan(ctx, plan)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(results[0], results[0].Object["data"], results[0].Unmasked().Object["data"])
+	// Output:
+	// map[password:***] false false
+	// map[password:aHVudGVyMjI=]
+	// secret/db created map[password:***] map[password:aHVudGVyMjI=]
+}
+
+// Result.Drift tells a write that changed the object from one that did
+// not: re-applying a Secret written with stringData sends a patch
+// (kubectl prints "configured") that changes nothing.
+func ExampleResult_Drift() {
+	ctx := context.Background()
+	c, done := openEmbedded()
+	defer done()
+	secret := map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "db", "namespace": "default"},
+		"stringData": map[string]any{"password": "hunter22"},
+	}
+	a := apply.New(c, apply.Options{})
+	for i := 0; i < 2; i++ {
+		results, err := a.Apply(ctx, apply.Objects(secret))
+		if err != nil {
+			log.Fatal(err)
+		}
+		r := results[0]
+		fmt.Println(r, "drift:", r.Drift, "changed:", r.Changed())
+	}
+	// Output:
+	// secret/db created drift: true changed: true
+	// secret/db configured drift: false changed: false
+}
+
+// A plan refuses what applying refuses, with the same errors: the API
+// server's validation runs on the objects the plan predicts, here without
+// a cluster.
+func ExamplePlanner_Plan_validation() {
+	ctx := context.Background()
+	objs, err := manifest.Parse(ctx, "web.yaml", []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: frontend}}
+    spec: {containers: [{name: web, image: nginx:1.27}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: default}
+data: {password: "not base64!"}
+`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = apply.NewPlanner(apply.NewSnapshot(), nil, apply.Options{}).Plan(ctx, objs)
+	var errs apply.Errors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			var se *cluster.StatusError
+			errors.As(e, &se)
+			fmt.Printf("%s: %s\n", se.Reason, e)
+		}
+	}
+	// Output:
+	// Invalid: apply: web.yaml#1 (line 1) deployment.apps/web: Deployment.apps "web" is invalid: spec.template.metadata.labels: Invalid value: {"app":"frontend"}: `selector` does not match template `labels`
+	// BadRequest: apply: web.yaml#2 (line 10) secret/db: Secret in version "v1" cannot be handled as a Secret: data.password: illegal base64 data at input byte 3
 }

@@ -74,7 +74,10 @@ type Options struct {
 	// ApplySet names the ApplySet parent, as kubectl's
 	// --applyset=[RESOURCE[.GROUP]/]NAME: a Secret by default. Every
 	// applied object is labelled as a member, and Prune deletes the
-	// members that are not in the input.
+	// members that are not in the input. It requires Prune, and a
+	// namespaced parent (a Secret, a ConfigMap) requires
+	// EnforceNamespace, with Namespace naming the parent's namespace, as
+	// kubectl requires -n (see the package documentation).
 	ApplySet string
 	// ToolingVersion is the version in the ApplySet tooling annotation
 	// ("konverge/<version>"); "" means the module's version.

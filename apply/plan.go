@@ -20,6 +20,8 @@ import (
 )
 
 // Change is what applying would do to one object: one entry of a Plan.
+// A Secret's values are masked in Live, Merged and Patch (see the package
+// documentation); Unmasked returns them in plaintext.
 type Change struct {
 	// Ref names the object.
 	Ref objref.Ref
@@ -65,6 +67,10 @@ type Change struct {
 	// Warnings are kubectl's warnings about the object ("Warning: resource
 	// deployments/web is missing the ... annotation ...").
 	Warnings []string
+
+	// plain holds a Secret's Live, Merged and Patch unmasked (Unmasked);
+	// a pointer, so that printing a Change with %+v shows no value.
+	plain *plaintext
 }
 
 // String returns the line kubectl apply prints for the change:
@@ -73,13 +79,34 @@ func (c Change) String() string { return c.Ref.String() + " " + string(c.Action)
 
 // Masked returns the change with the values of a Secret masked in Live,
 // Merged and Patch (see package mask); other objects are returned as they
-// are.
+// are. The changes of a Plan are masked already: Masked returns them as
+// they are, and is for changes a caller built or unmasked.
 func (c Change) Masked() Change {
-	if !isSecretRef(c.Ref) {
+	if c.plain != nil || !isSecretRef(c.Ref) {
 		return c
 	}
-	c.Live, c.Merged = mask.Pair(c.Live, c.Merged)
+	c.plain = &plaintext{object: c.Merged, live: c.Live, patch: c.Patch}
+	switch {
+	case c.Live == nil:
+		c.Merged = mask.Object(c.Merged)
+	case c.Merged == nil:
+		c.Live = mask.Object(c.Live)
+	default:
+		c.Live, c.Merged = mask.Pair(c.Live, c.Merged)
+	}
 	c.Patch = mask.Patch(c.Patch)
+	return c
+}
+
+// Unmasked returns the change with a Secret's values in plaintext in
+// Live, Merged and Patch; other changes are returned as they are.
+// ApplyPlan does not need it: a plan applies its own plaintext.
+func (c Change) Unmasked() Change {
+	if c.plain == nil {
+		return c
+	}
+	c.Merged, c.Live, c.Patch = c.plain.object, c.plain.live, c.plain.patch
+	c.plain = nil
 	return c
 }
 
@@ -93,8 +120,16 @@ func isSecretRef(ref objref.Ref) bool {
 // Applier.ApplyPlan applies it as it is.
 type Plan struct {
 	// Changes are the changes, in the order apply reports its results.
+	// A Secret's values are masked in them (Change.Unmasked).
 	Changes []Change
 
+	// st is what ApplyPlan applies, in plaintext: behind a pointer, so
+	// that printing a Plan with %+v shows no Secret value.
+	st *planState
+}
+
+// planState is what a Plan applies.
+type planState struct {
 	objs  []manifest.Object
 	opts  Options
 	fixed map[objectKey]plan
@@ -124,12 +159,24 @@ func (p *Plan) Drifted() []Change {
 }
 
 // Masked returns a copy of the plan whose changes are masked (see
-// Change.Masked); it applies as the plan does.
+// Change.Masked); it applies as the plan does. A Plan's changes are
+// masked already: Masked is for a plan a caller unmasked.
 func (p *Plan) Masked() *Plan {
 	out := *p
 	out.Changes = make([]Change, len(p.Changes))
 	for i, c := range p.Changes {
 		out.Changes[i] = c.Masked()
+	}
+	return &out
+}
+
+// Unmasked returns a copy of the plan whose changes show a Secret's
+// values in plaintext (see Change.Unmasked); it applies as the plan does.
+func (p *Plan) Unmasked() *Plan {
+	out := *p
+	out.Changes = make([]Change, len(p.Changes))
+	for i, c := range p.Changes {
+		out.Changes[i] = c.Unmasked()
 	}
 	return &out
 }
@@ -205,7 +252,8 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		}
 	}
 	plans := r.readAndPlan(ctx, rd, items, p.opts.concurrency())
-	out := &Plan{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
+	st := &planState{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
+	out := &Plan{st: st}
 	slots := make([]*Change, len(objs))
 	for _, pl := range plans {
 		if pl.err != nil {
@@ -217,7 +265,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 			errs.add(pl.it, err)
 			continue
 		}
-		out.fixed[pl.it.key()] = pl
+		st.fixed[pl.it.key()] = pl
 		slots[pl.it.idx] = &c
 	}
 	if err := errs.err(); err != nil {
@@ -225,7 +273,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	}
 	for _, c := range slots {
 		if c != nil {
-			out.Changes = append(out.Changes, *c)
+			out.Changes = append(out.Changes, c.Masked())
 		}
 	}
 	if p.opts.Prune {
@@ -234,9 +282,9 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		if err != nil {
 			return nil, err
 		}
-		out.prune = cands
+		st.prune = cands
 		for _, cand := range cands {
-			out.Changes = append(out.Changes, Change{Ref: objref.Of(cand.Object), Action: Pruned, Drift: true, Live: cand.Object})
+			out.Changes = append(out.Changes, Change{Ref: objref.Of(cand.Object), Action: Pruned, Drift: true, Live: cand.Object}.Masked())
 		}
 	}
 	return out, nil
@@ -353,6 +401,9 @@ func (r *run) change(p plan) (Change, error) {
 func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error) {
 	m, err := normalize.Server(merged)
 	if err != nil {
+		return c, serverError(it, err)
+	}
+	if err := validatePredicted(it, m, c.Live); err != nil {
 		return c, err
 	}
 	if c.Live != nil && it.res.Status {
@@ -520,21 +571,21 @@ func sameKeys[V any](a, b map[string]V) bool {
 // validation before writing, the order of writes, one transaction on a
 // Batcher, results in input order followed by the pruned objects.
 func (a *Applier) ApplyPlan(ctx context.Context, p *Plan) ([]Result, error) {
-	if p == nil {
+	if p == nil || p.st == nil {
 		return nil, errors.New("apply: nil plan")
 	}
 	opts := a.opts
-	po := p.opts
+	po := p.st.opts
 	opts.Namespace, opts.EnforceNamespace = po.Namespace, po.EnforceNamespace
 	opts.Selector, opts.Prune, opts.PruneAll, opts.PruneAllowlist = po.Selector, po.Prune, po.PruneAll, po.PruneAllowlist
 	opts.ApplySet, opts.ToolingVersion = po.ApplySet, po.ToolingVersion
 	opts.ServerSide, opts.ForceConflicts, opts.NoOverwrite = po.ServerSide, po.ForceConflicts, po.NoOverwrite
 	opts.Ignore = po.Ignore
-	prunes := p.prune
+	prunes := p.st.prune
 	if prunes == nil {
 		prunes = []prune.Candidate{}
 	}
-	return New(a.c, opts).apply(ctx, p.objs, hooks{fixed: p.fixed, fixedPrune: prunes})
+	return New(a.c, opts).apply(ctx, p.st.objs, hooks{fixed: p.st.fixed, fixedPrune: prunes})
 }
 
 // hooks are what a run does differently from a plain apply: ignore rules,
@@ -594,12 +645,6 @@ func (r *run) ssaConfig(it *item, live map[string]any) map[string]any {
 
 // Masked returns the result with the values of a Secret masked in Object,
 // Live and Patch (see package mask); other objects are returned as they
-// are.
-func (r Result) Masked() Result {
-	if !isSecretRef(r.Ref) {
-		return r
-	}
-	r.Live, r.Object = mask.Pair(r.Live, r.Object)
-	r.Patch = mask.Patch(r.Patch)
-	return r
-}
+// are. Results of Apply and ApplyPlan are masked already: Masked returns
+// them as they are, and is for results a caller built or unmasked.
+func (r Result) Masked() Result { return maskResult(r) }

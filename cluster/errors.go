@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/konverge/konverge/apimeta"
+	"github.com/konverge/konverge/schema"
 )
 
 // The API's errors, defined in package apimeta (so that packages below
@@ -76,4 +78,23 @@ func NewBadRequest(msg string) *StatusError { return apimeta.NewBadRequest(msg) 
 // NewInvalid is the error for an object that fails validation (see apimeta.NewInvalid).
 func NewInvalid(kindGroup, name string, causes []Cause) *StatusError {
 	return apimeta.NewInvalid(kindGroup, name, causes)
+}
+
+// QualifiedKind is how kube-apiserver names a kind in its errors:
+// "Deployment.apps", "Secret" for the core group.
+func QualifiedKind(gvk schema.GVK) string {
+	if gvk.Group == "" {
+		return gvk.Kind
+	}
+	return gvk.Kind + "." + gvk.Group
+}
+
+// NewUndecodable is kube-apiserver's error for a body it cannot decode into
+// its kind's Go type (a BadRequest): `Secret in version "v1" cannot be
+// handled as a Secret: data.password: illegal base64 data at input byte 3`,
+// field and msg being what the decoder reports. The embedded cluster and
+// apply's plans report it with this one function.
+func NewUndecodable(gvk schema.GVK, field, msg string) *StatusError {
+	return NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
+		gvk.Kind, gvk.Version, gvk.Kind, field, msg))
 }

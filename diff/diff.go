@@ -77,9 +77,13 @@ type Entry struct {
 	Action Action
 	// Live is the object as it is, nil when it does not exist; Merged is
 	// the object as applying would leave it (the server's answer to a dry
-	// run, defaults included), nil when it would be deleted. Both are
-	// without metadata.managedFields, resourceVersion, generation and
-	// status, and Secret values are masked.
+	// run, defaults included), nil when it would be deleted. Both are as
+	// kubectl diff shows them (see the package documentation): with the
+	// resourceVersion, generation, uid, creationTimestamp and status the
+	// server returns (a dry-run create has no resourceVersion), without
+	// metadata.managedFields unless Options.ShowManagedFields, and with
+	// Secret values masked unless Options.ShowSecrets. To compare them
+	// yourself, normalize.Object leaves out what the server writes.
 	Live, Merged map[string]any
 	// Patch is the patch apply would send (Secret values masked), nil
 	// when it would send none, and possibly set for None; PatchType its
@@ -192,6 +196,9 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 
 // entry turns an apply result into a diff entry.
 func (d *Differ) entry(res apply.Result) Entry {
+	// Secrets are masked below, kubectl diff's way (or shown, with
+	// ShowSecrets): from the plaintext.
+	res = res.Unmasked()
 	e := Entry{Ref: res.Ref, Source: res.Source, PatchType: res.PatchType}
 	switch res.Action {
 	case apply.Created:

@@ -10,6 +10,7 @@ import (
 	"github.com/konverge/konverge/quantity"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
+	"github.com/konverge/konverge/validate"
 	"github.com/konverge/konverge/value"
 )
 
@@ -208,34 +209,10 @@ func prepareDaemonSetUpdate(obj, old map[string]any) {
 }
 
 // generateJobSelector labels a Job's pod template with the Job's name and
-// uid and selects its pods by the uid, unless spec.manualSelector is set.
+// uid and selects its pods by the uid, unless spec.manualSelector is set
+// (validate.GenerateJobSelector, which apply's plans run too).
 func generateJobSelector(job map[string]any, noLabels bool) {
-	spec, _ := job["spec"].(map[string]any)
-	if spec == nil || spec["manualSelector"] == true {
-		return
-	}
-	md := metadata(job)
-	tmpl := child(spec, "template")
-	labels := child(metadata(tmpl), "labels")
-	// A Job created without labels takes its template's (defaulting
-	// shares the map, so they include the ones added here).
-	if noLabels {
-		defer func() { md["labels"] = value.DeepCopy(labels) }()
-	}
-	for _, l := range []string{"job-name", "batch.kubernetes.io/job-name"} {
-		if _, ok := labels[l]; !ok {
-			labels[l] = str(md, "name")
-		}
-	}
-	for _, l := range []string{"controller-uid", "batch.kubernetes.io/controller-uid"} {
-		if _, ok := labels[l]; !ok {
-			labels[l] = str(md, "uid")
-		}
-	}
-	match := child(child(spec, "selector"), "matchLabels")
-	if _, ok := match["batch.kubernetes.io/controller-uid"]; !ok {
-		match["batch.kubernetes.io/controller-uid"] = str(md, "uid")
-	}
+	validate.GenerateJobSelector(job, noLabels)
 }
 
 // child returns m[field], adding an empty object when it is not one.

@@ -272,8 +272,7 @@ func (t *txn) defaults(res cluster.Resource, obj map[string]any) error {
 		}
 		var de *defaults.DecodeError
 		if errors.As(err, &de) {
-			return cluster.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
-				res.GVK.Kind, res.GVK.Version, res.GVK.Kind, de.Field, de.Msg))
+			return cluster.NewUndecodable(res.GVK, de.Field, de.Msg)
 		}
 		if err != nil {
 			return t.wrap("default", objKey{gk: gkOf(res), namespace: metaString(obj, "namespace"), name: metaString(obj, "name")}, err)

@@ -150,6 +150,9 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	}
 	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
 	progress.Close()
+	for i := range results {
+		results[i] = results[i].Unmasked() // -o yaml prints Secrets as stored, as kubectl
+	}
 	// Results before an error are what was done (on a real cluster, a
 	// write can fail after others succeeded): print them all.
 	if perr := printApplied(out, errOut, results, o.Output, p); perr != nil && err == nil {

@@ -1,0 +1,114 @@
+package apply
+
+import (
+	"errors"
+	"maps"
+
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/defaults"
+	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/validate"
+	"github.com/konverge/konverge/value"
+)
+
+// serverError turns an error of normalize.Server on an item into what the
+// API server answers a write of the object with: a body the kind's Go
+// type cannot hold is a BadRequest, worded as kube-apiserver words it.
+func serverError(it *item, err error) error {
+	var de *defaults.DecodeError
+	if errors.As(err, &de) {
+		return cluster.NewUndecodable(it.res.GVK, de.Field, de.Msg)
+	}
+	return err
+}
+
+// validatePredicted validates the object a plan predicts as the API
+// server validates a write (package validate, which the embedded
+// cluster runs): a create when live is nil, an update of live otherwise.
+// merged is normalized as the server normalizes a write. Its errors are
+// the server's Invalid error, as Apply reports it. Custom resources get
+// their metadata checked only: their schema is the server's.
+func validatePredicted(it *item, merged, live map[string]any) error {
+	gvk := it.res.GVK
+	api := gvk.APIVersion()
+	if live != nil {
+		merged, live = asStored(merged, live)
+	} else {
+		merged = preparedForCreate(it, merged)
+	}
+	var errs []validate.Error
+	switch {
+	case validate.Known(api, gvk.Kind):
+		errs = validate.Object(merged, live)
+	case defaults.Known(api, gvk.Kind) || defaults.IsCustomResourceDefinition(api, gvk.Kind):
+		errs = validate.BuiltinObjectMeta(merged, live, it.res.Namespaced)
+	default:
+		var old map[string]any
+		if live != nil {
+			old = objref.Metadata(live)
+		}
+		errs = validate.ObjectMeta(objref.Metadata(merged), old, it.res.Namespaced)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return cluster.NewInvalid(cluster.QualifiedKind(gvk), it.ref.Name, validate.ToCauses(errs))
+}
+
+// serverSet are the fields of metadata that a patch leaves to the server,
+// which fills them in from the stored object before it validates, with a
+// stand-in for a cache that does not hold them.
+var serverSet = []struct{ field, standIn string }{
+	{"resourceVersion", "1"},
+	{"uid", "00000000-0000-4000-8000-000000000000"},
+	{"creationTimestamp", "1970-01-01T00:00:00Z"},
+}
+
+// asStored returns merged and live with the metadata that the server takes
+// from the stored object on an update (resourceVersion, uid,
+// creationTimestamp) as it would be: live's, or stand-ins where live (a
+// snapshot) has none. Only the metadata maps are copied.
+func asStored(merged, live map[string]any) (map[string]any, map[string]any) {
+	mmd, lmd := maps.Clone(objref.Metadata(merged)), maps.Clone(objref.Metadata(live))
+	if mmd == nil {
+		mmd = map[string]any{}
+	}
+	if lmd == nil {
+		lmd = map[string]any{}
+	}
+	for _, f := range serverSet {
+		if s, _ := lmd[f.field].(string); s == "" {
+			lmd[f.field] = f.standIn
+		}
+		if s, _ := mmd[f.field].(string); s == "" {
+			mmd[f.field] = lmd[f.field]
+		}
+	}
+	merged, live = maps.Clone(merged), maps.Clone(live)
+	merged["metadata"], live["metadata"] = mmd, lmd
+	return merged, live
+}
+
+// preparedForCreate returns merged as the server validates a create of
+// it: with a uid (a stand-in for the one the server assigns) and, for a
+// Job, the selector the Job strategy generates.
+func preparedForCreate(it *item, merged map[string]any) map[string]any {
+	isJob := it.ref.Group == "batch" && it.ref.Kind == "Job"
+	if isJob {
+		merged = value.DeepCopyObject(merged)
+	} else {
+		merged = maps.Clone(merged)
+	}
+	md := maps.Clone(objref.Metadata(merged))
+	if md == nil {
+		md = map[string]any{}
+	}
+	if s, _ := md["uid"].(string); s == "" {
+		md["uid"] = serverSet[1].standIn
+	}
+	merged["metadata"] = md
+	if isJob {
+		validate.GenerateJobSelector(merged, len(objref.Labels(it.config)) == 0)
+	}
+	return merged
+}
