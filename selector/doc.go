@@ -1,7 +1,9 @@
 // Package selector parses and evaluates Kubernetes label and field
-// selectors with the semantics of kubectl and k8s.io/apimachinery: the same
-// syntax, the same validation of label keys and values, the same error
-// messages and the same canonical String form.
+// selectors for konverge's cluster backends and controllers. The parsing,
+// the validation of label keys and values, the error messages and the
+// canonical String form are apimachinery's own (k8s.io/apimachinery/pkg/labels
+// and .../fields, which kube-apiserver and kubectl run); this package puts
+// them behind an API on JSON values.
 //
 // It does not know which fields a kind supports in a field selector (the API
 // server rejects "field label not supported" per kind; Fields.Matches
@@ -10,7 +12,8 @@
 //
 // # Label selectors
 //
-// ParseLabels reads the string syntax of `kubectl get -l`:
+// ParseLabels reads the string syntax of `kubectl get -l` with
+// labels.Parse:
 //
 //	app=web,tier in (frontend, backend),!canary,release notin (beta),replicas>1
 //
@@ -18,19 +21,20 @@
 // reads a metav1.LabelSelector as JSON values (matchLabels,
 // matchExpressions) as it appears in a Deployment's spec.selector: an empty
 // selector ({}) selects everything and a nil one selects nothing, as
-// metav1.LabelSelectorAsSelector decides.
+// metav1.LabelSelectorAsSelector decides; a part of the wrong JSON type is
+// reported with its path.
 //
 // # Field selectors
 //
-// ParseFields reads the syntax of `kubectl get --field-selector`:
-// "metadata.name=web,status.phase!=Running", with `=`, `==` and `!=`, and
-// `\,`, `\=` and `\\` escaping in values. Fields.Matches evaluates each field
-// path on an object decoded from JSON: an absent field reads as "", booleans
-// and numbers compare by their JSON text.
+// ParseFields reads the syntax of `kubectl get --field-selector` with
+// fields.ParseSelector: "metadata.name=web,status.phase!=Running".
+// Fields.Matches evaluates each field path on an object decoded from JSON:
+// an absent field reads as "", booleans and numbers compare by their JSON
+// text.
 //
 // # Errors
 //
-// Parse errors are *Error. Their Reason is apimachinery's message, word for
-// word, so that konverge prints what kubectl prints; Error() prefixes it
-// with the package and the offending input.
+// Parse errors are *Error. Their Reason is apimachinery's message, so that
+// konverge prints what kubectl prints; Error() prefixes it with the package
+// and the offending input.
 package selector

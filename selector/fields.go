@@ -2,11 +2,12 @@ package selector
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // Fields is a field selector: conditions on fields of an object, all of
@@ -15,122 +16,36 @@ import (
 //
 // A Fields is immutable and safe for concurrent use.
 type Fields struct {
+	sel   fields.Selector
 	terms []fieldTerm
 }
 
 // fieldTerm is one "path=value" or "path!=value" condition.
 type fieldTerm struct {
-	field string
-	// path is field split at dots.
+	// path is the field split at dots.
 	path  []string
 	value string
 	not   bool
 }
 
-// ParseFields parses a field selector in the syntax of `kubectl
-// --field-selector` and fields.ParseSelector: terms separated by commas,
-// each "path=value", "path==value" or "path!=value", where a value escapes
-// ',', '=' and '\' with a backslash. Terms are kept sorted as apimachinery
-// sorts them; a term with neither path nor value ("=") selects everything
-// and is dropped, as apimachinery drops it. The empty string selects
-// everything. Errors are *Error with apimachinery's message.
+// ParseFields parses a field selector with apimachinery's
+// fields.ParseSelector, the parser of `kubectl --field-selector`: terms
+// separated by commas, each "path=value", "path==value" or "path!=value",
+// where a value escapes ',', '=' and '\' with a backslash. The empty
+// string selects everything. Errors are *Error with apimachinery's
+// message.
 func ParseFields(s string) (Fields, error) {
-	parts := splitTerms(s)
-	sort.Strings(parts)
-	var terms []fieldTerm
-	for _, part := range parts {
-		if part == "" {
-			continue
-		}
-		lhs, op, rhs, ok := splitTerm(part)
-		if !ok {
-			return Fields{}, &Error{Syntax: syntaxFields, Input: s,
-				Reason: fmt.Sprintf("invalid selector: '%s'; can't understand '%s'", s, part)}
-		}
-		value, reason := unescapeValue(rhs)
-		if reason != "" {
-			return Fields{}, &Error{Syntax: syntaxFields, Input: s, Reason: reason}
-		}
-		if lhs == "" && value == "" {
-			continue
-		}
-		terms = append(terms, fieldTerm{field: lhs, path: strings.Split(lhs, "."), value: value, not: op == "!="})
+	sel, err := fields.ParseSelector(s)
+	if err != nil {
+		return Fields{}, &Error{Syntax: syntaxFields, Input: s, Reason: err.Error()}
 	}
-	return Fields{terms: terms}, nil
+	reqs := sel.Requirements()
+	terms := make([]fieldTerm, 0, len(reqs))
+	for _, r := range reqs {
+		terms = append(terms, fieldTerm{path: strings.Split(r.Field, "."), value: r.Value, not: r.Operator == selection.NotEquals})
+	}
+	return Fields{sel: sel, terms: terms}, nil
 }
-
-// splitTerms splits a selector at commas that are not escaped.
-func splitTerms(s string) []string {
-	if s == "" {
-		return nil
-	}
-	terms := make([]string, 0, 1)
-	start := 0
-	inSlash := false
-	for i, c := range s {
-		switch {
-		case inSlash:
-			inSlash = false
-		case c == '\\':
-			inSlash = true
-		case c == ',':
-			terms = append(terms, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(terms, s[start:])
-}
-
-// splitTerm splits a term at its first operator, trying "!=", "==" and "="
-// in that order at each position.
-func splitTerm(term string) (lhs, op, rhs string, ok bool) {
-	for i := range term {
-		rest := term[i:]
-		for _, op := range [...]string{"!=", "==", "="} {
-			if strings.HasPrefix(rest, op) {
-				return term[:i], op, term[i+len(op):], true
-			}
-		}
-	}
-	return "", "", "", false
-}
-
-// unescapeValue is fields.UnescapeValue; it returns apimachinery's message
-// for an invalid value.
-func unescapeValue(s string) (string, string) {
-	if !strings.ContainsAny(s, `\,=`) {
-		return s, ""
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	inSlash := false
-	for _, c := range s {
-		if inSlash {
-			switch c {
-			case '\\', ',', '=':
-				b.WriteRune(c)
-			default:
-				return "", "invalid field selector: invalid escape sequence: " + string([]rune{'\\', c})
-			}
-			inSlash = false
-			continue
-		}
-		switch c {
-		case '\\':
-			inSlash = true
-		case ',', '=':
-			return "", fmt.Sprintf("invalid field selector: unescaped character in value: %v", c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	if inSlash {
-		return "", "invalid field selector: invalid escape sequence: \\"
-	}
-	return b.String(), ""
-}
-
-var valueEscaper = strings.NewReplacer(`\`, `\\`, `,`, `\,`, `=`, `\=`)
 
 // Empty reports whether the selector has no condition.
 func (s Fields) Empty() bool { return len(s.terms) == 0 }
@@ -138,20 +53,10 @@ func (s Fields) Empty() bool { return len(s.terms) == 0 }
 // String returns the selector as apimachinery prints it: terms in sorted
 // order, "==" written "=", values escaped.
 func (s Fields) String() string {
-	var b strings.Builder
-	for i, t := range s.terms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(t.field)
-		if t.not {
-			b.WriteString("!=")
-		} else {
-			b.WriteByte('=')
-		}
-		b.WriteString(valueEscaper.Replace(t.value))
+	if s.sel == nil {
+		return ""
 	}
-	return b.String()
+	return s.sel.String()
 }
 
 // Matches reports whether an object, decoded from JSON, satisfies every

@@ -6,21 +6,22 @@ import (
 	"testing"
 )
 
-// TestImports checks that the package imports only the standard library
-// and konverge's schema and cluster packages.
+// TestImports checks that the package imports no other konverge package
+// and nothing of client-go or kubectl: apimachinery does the parsing and
+// matching.
 func TestImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
-	allowed := map[string]bool{
-		"github.com/konverge/konverge/selector": true,
-		"github.com/konverge/konverge/schema":   true,
-		"github.com/konverge/konverge/cluster":  true,
-	}
 	for _, p := range strings.Fields(string(out)) {
-		if !allowed[p] {
-			t.Errorf("imports %s", p)
+		if p == "github.com/konverge/konverge/selector" {
+			continue
+		}
+		for _, bad := range []string{"github.com/konverge/", "k8s.io/client-go", "k8s.io/kubectl"} {
+			if strings.HasPrefix(p, bad) {
+				t.Errorf("imports %s", p)
+			}
 		}
 	}
 }

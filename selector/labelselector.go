@@ -3,8 +3,10 @@ package selector
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // FromLabelSelector converts a metav1.LabelSelector, given as the JSON
@@ -17,7 +19,7 @@ import (
 //     Everything: it matches all labels;
 //   - otherwise every matchLabels pair is an Equals requirement and every
 //     matchExpressions entry an In, NotIn, Exists or DoesNotExist one,
-//     validated as apimachinery validates them.
+//     made and validated by apimachinery's labels.NewRequirement.
 //
 // matchLabels are checked in key order, so of several invalid ones the
 // first by key is reported (apimachinery reports any one of them). Fields
@@ -38,7 +40,7 @@ func FromLabelSelector(m map[string]any) (Labels, error) {
 	if len(matchLabels)+len(exprs) == 0 {
 		return Everything(), nil
 	}
-	reqs := make([]requirement, 0, len(matchLabels)+len(exprs))
+	reqs := make([]labels.Requirement, 0, len(matchLabels)+len(exprs))
 	keys := make([]string, 0, len(matchLabels))
 	for k := range matchLabels {
 		keys = append(keys, k)
@@ -50,11 +52,11 @@ func FromLabelSelector(m map[string]any) (Labels, error) {
 		if !ok {
 			return Labels{}, &Error{Syntax: syntaxLabelSelector, Input: input, Reason: "must be a string, not " + jsonType(matchLabels[k])}
 		}
-		r, msg := newRequirement(k, opEquals, []string{v})
-		if msg != "" {
-			return Labels{}, &Error{Syntax: syntaxLabelSelector, Input: input, Reason: msg}
+		r, err := labels.NewRequirement(k, selection.Equals, []string{v})
+		if err != nil {
+			return Labels{}, &Error{Syntax: syntaxLabelSelector, Input: input, Reason: err.Error()}
 		}
-		reqs = append(reqs, r)
+		reqs = append(reqs, *r)
 	}
 	for i, e := range exprs {
 		input := "matchExpressions[" + strconv.Itoa(i) + "]"
@@ -62,58 +64,57 @@ func FromLabelSelector(m map[string]any) (Labels, error) {
 		if err != nil {
 			return Labels{}, err
 		}
-		reqs = append(reqs, r)
+		reqs = append(reqs, *r)
 	}
-	sort.Sort(byKey(reqs))
-	return Labels{reqs: reqs}, nil
+	return Labels{sel: labels.NewSelector().Add(reqs...)}, nil
 }
 
 // expression converts one metav1.LabelSelectorRequirement.
-func expression(v any, input string) (requirement, error) {
+func expression(v any, input string) (*labels.Requirement, error) {
 	bad := func(reason string) error {
 		return &Error{Syntax: syntaxLabelSelector, Input: input, Reason: reason}
 	}
 	e, ok := v.(map[string]any)
 	if !ok {
-		return requirement{}, bad("must be an object, not " + jsonType(v))
+		return nil, bad("must be an object, not " + jsonType(v))
 	}
 	key, err := stringField(e, "key", input)
 	if err != nil {
-		return requirement{}, err
+		return nil, err
 	}
 	opName, err := stringField(e, "operator", input)
 	if err != nil {
-		return requirement{}, err
+		return nil, err
 	}
-	var op operator
+	var op selection.Operator
 	switch opName {
 	case "In":
-		op = opIn
+		op = selection.In
 	case "NotIn":
-		op = opNotIn
+		op = selection.NotIn
 	case "Exists":
-		op = opExists
+		op = selection.Exists
 	case "DoesNotExist":
-		op = opDoesNotExist
+		op = selection.DoesNotExist
 	default:
-		return requirement{}, bad(fmt.Sprintf("%q is not a valid label selector operator", opName))
+		return nil, bad(fmt.Sprintf("%q is not a valid label selector operator", opName))
 	}
 	list, err := listField(e, "values", input+".values")
 	if err != nil {
-		return requirement{}, err
+		return nil, err
 	}
 	// apimachinery passes append([]string(nil), values...): nil when empty.
 	var vals []string
 	for j, x := range list {
 		s, ok := x.(string)
 		if !ok {
-			return requirement{}, &Error{Syntax: syntaxLabelSelector, Input: input + ".values[" + strconv.Itoa(j) + "]", Reason: "must be a string, not " + jsonType(x)}
+			return nil, &Error{Syntax: syntaxLabelSelector, Input: input + ".values[" + strconv.Itoa(j) + "]", Reason: "must be a string, not " + jsonType(x)}
 		}
 		vals = append(vals, s)
 	}
-	r, msg := newRequirement(key, op, vals)
-	if msg != "" {
-		return requirement{}, bad(msg)
+	r, err := labels.NewRequirement(key, op, vals)
+	if err != nil {
+		return nil, bad(err.Error())
 	}
 	return r, nil
 }
