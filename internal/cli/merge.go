@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/lastapplied"
+	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
 )
@@ -55,10 +57,10 @@ object's annotation, as kubectl does. Kinds that konverge has no schema for
 }
 
 // Run merges and prints.
-func (o *MergeOptions) Run(_ context.Context, out io.Writer) error {
-	config, err := readObjectFile(o.Config, o.In)
+func (o *MergeOptions) Run(ctx context.Context, out io.Writer) error {
+	config, err := readConfigFile(ctx, o.Config, o.In)
 	if err != nil {
-		return fmt.Errorf("--config %w", err)
+		return err
 	}
 	live, err := readObjectFile(o.Live, o.In)
 	if err != nil {
@@ -88,6 +90,30 @@ func (o *MergeOptions) Run(_ context.Context, out io.Writer) error {
 		return printValue(out, res.patch, format)
 	}
 	return printValue(out, res.result, o.Output)
+}
+
+// readConfigFile reads the one object of the config as apply reads a
+// manifest, so that what apply refuses (no kind, no apiVersion, no name) is
+// refused here with apply's error, naming the file and the document.
+func readConfigFile(ctx context.Context, path string, stdin io.Reader) (map[string]any, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--config %w", err)
+	}
+	objs, err := manifest.Parse(ctx, path, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("--config %s: holds %d objects; merge takes exactly one", path, len(objs))
+	}
+	return objs[0].Obj, nil
 }
 
 type mergeResult struct {
