@@ -45,6 +45,17 @@ func (e *ObjectError) Error() string {
 	if msg == "" && e.Err != nil {
 		msg = causeText(e.Err)
 	}
+	return e.Where() + ": " + msg
+}
+
+// Where is the start of the error's message, before its cause: "apply: ",
+// the source and the object, as in
+//
+//	apply: deploy/app.yaml#2 (line 14) deployment.apps/web
+//
+// for a caller that words the cause its own way (a command printing an
+// API error as kubectl does) and still names where the object came from.
+func (e *ObjectError) Where() string {
 	var b strings.Builder
 	b.WriteString("apply: ")
 	if src := e.Source.String(); src != "" {
@@ -52,8 +63,6 @@ func (e *ObjectError) Error() string {
 		b.WriteByte(' ')
 	}
 	b.WriteString(e.Ref.String())
-	b.WriteString(": ")
-	b.WriteString(msg)
 	return b.String()
 }
 

@@ -109,8 +109,10 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown kind", args: []string{"-f", bad("unknown-kind.yaml")}, want: []string{"unknown-kind.yaml#1 (line 1)", "Frobnicator", "frob"}},
 		{name: "wrong field type", args: []string{"-f", bad("wrong-type.yaml")}, want: []string{"wrong-type.yaml#1 (line 1)", "deployment.apps/web", "spec.replicas"}},
 		// An object the API server finds invalid, alone, is printed as
-		// kubectl prints it: kind, name and the causes' field paths.
-		{name: "invalid selector operator", args: []string{"-f", bad("bad-selector.yaml")}, want: []string{`The Deployment "web" is invalid: `, "\n* spec.selector.matchExpressions[0].operator: Invalid value"}},
+		// kubectl prints it (kind, name and the causes' field paths) after
+		// the file, document and object it comes from.
+		{name: "invalid selector operator", args: []string{"-f", bad("bad-selector.yaml")}, want: []string{`error: apply: ../../testdata/bad/bad-selector.yaml#1 (line 1) deployment.apps/web: The Deployment "web" is invalid: `, "\n* spec.selector.matchExpressions[0].operator: Invalid value"}},
+		{name: "invalid object in a directory", args: []string{"-f", bad("invalid-dir")}, want: []string{`error: apply: ../../testdata/bad/invalid-dir/b-two-docs.yaml#2 (line 9) secret/db: The Secret "db" is invalid: data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters`}, secret: "s3cr3t-Pa55w0rd"},
 		{name: "invalid selector flag", args: []string{"-f", bad("good.yaml"), "--prune", "-l", "a in (b"}, want: []string{"a in (b", "unable to parse"}},
 		{name: "duplicate merge key", args: []string{"-f", bad("dup-merge-key.yaml")}, want: []string{"dup-merge-key.yaml#1 (line 1)", "deployment.apps/web", `spec.template.spec.containers[name="web"]`}},
 		{name: "duplicate objects", args: []string{"-f", bad("dup-objects.yaml")}, want: []string{"dup-objects.yaml#1 (line 1)", "dup-objects.yaml#2 (line 8)", "configmap/twice", "duplicate"}},
@@ -118,7 +120,7 @@ func TestBadInput(t *testing.T) {
 		{name: "nested 10000 deep YAML", args: []string{"-f", deepYAML}, want: []string{"deep.yaml", "nest"}},
 		{name: "50 MiB file", args: []string{"-f", huge}, want: []string{"huge.yaml", "larger than"}},
 		{name: "alias bomb", args: []string{"-f", bad("alias-bomb.yaml")}, want: []string{"alias-bomb.yaml", "alias"}},
-		{name: "annotations too long", args: []string{"-f", bigAnnotation}, want: []string{`The ConfigMap "annotated" is invalid: metadata.annotations: Too long`, "262144"}},
+		{name: "annotations too long", args: []string{"-f", bigAnnotation}, want: []string{`big-annotation.yaml#1 (line 1) configmap/annotated: The ConfigMap "annotated" is invalid: metadata.annotations: Too long`, "262144"}},
 		{name: "secret bad base64", args: []string{"-f", bad("secret-bad.yaml")}, want: []string{"secret-bad.yaml#1 (line 1)", "secret/db", "data"}, secret: "s3cr3t-Pa55w0rd"},
 		{name: "secret wrong type", args: []string{"-f", bad("secret-wrong-type.yaml")}, want: []string{"secret-wrong-type.yaml#1 (line 1)", "secret/db", "stringData.password"}, secret: "s3cr3t-Pa55w0rd"},
 		{name: "good and bad files", args: []string{"-f", bad("good-new.yaml"), "-f", bad("wrong-type.yaml")}, want: []string{"wrong-type.yaml#1 (line 1)", "spec.replicas"}},

@@ -128,7 +128,7 @@ func errorLines(err error) []string {
 		if t, ok := invalidText(leaves[0]); ok {
 			var oe *apply.ObjectError
 			if errors.As(leaves[0], &oe) {
-				t = oe.Redact(t)
+				t = sourced(oe, t)
 			}
 			return []string{t}
 		}
@@ -138,6 +138,21 @@ func errorLines(err error) []string {
 		out = append(out, errorLine(e))
 	}
 	return out
+}
+
+// sourced is text, an object's API error as kubectl words it, after the
+// file, document and object it concerns (apply.ObjectError.Where), with
+// the values of a Secret masked: kubectl's message for an object that
+// failed alone, or for a server-side apply, names no file, which leaves the
+// user of a directory of many files guessing.
+//
+//	error: apply: dir/b.yaml#2 (line 8) configmap/x: The ConfigMap "x" is invalid: data[a b]: ...
+func sourced(oe *apply.ObjectError, text string) string {
+	text = oe.Redact(text)
+	if oe.Source.File == "" {
+		return text
+	}
+	return "error: " + oe.Where() + ": " + strings.TrimPrefix(text, "error: ")
 }
 
 // errorLine is one error of a list as kubectl prints it.

@@ -53,12 +53,19 @@ func applyErrorLines(err error, serverSide bool) []string {
 	}
 	if len(ae) == 1 {
 		if t, ok := invalidText(ae[0].Err); ok {
-			return []string{ae[0].Redact(t)}
+			return []string{sourced(ae[0], t)}
 		}
 	}
 	out := make([]string, 0, len(ae))
 	for _, e := range ae {
-		out = append(out, serverSideErrorText(e.Err))
+		t := serverSideErrorText(e.Err)
+		var se *cluster.StatusError
+		if errors.As(e.Err, &se) && se.Reason == cluster.ReasonInvalid {
+			// kubectl names no file for a server-side apply's errors:
+			// an invalid object's gets the file, document and object.
+			t = sourced(e, se.Message)
+		}
+		out = append(out, t)
 	}
 	return out
 }
