@@ -261,11 +261,11 @@ func podResources(spec map[string]any) (requests, limits map[string]resource.Qua
 	sum := func(field string) map[string]resource.Quantity {
 		total := map[string]resource.Quantity{}
 		for _, c := range objectList(spec["containers"]) {
-			addQuantities(total, quantities(child(child(c, "resources"), field)))
+			addQuantities(total, quantities(peek(peek(c, "resources"), field)))
 		}
 		sidecars, inits := map[string]resource.Quantity{}, map[string]resource.Quantity{}
 		for _, c := range objectList(spec["initContainers"]) {
-			own := quantities(child(child(c, "resources"), field))
+			own := quantities(peek(peek(c, "resources"), field))
 			if str(c, "restartPolicy") == "Always" {
 				addQuantities(total, own)
 				addQuantities(sidecars, own)
@@ -276,7 +276,7 @@ func podResources(spec map[string]any) (requests, limits map[string]resource.Qua
 			maxQuantities(inits, own)
 		}
 		maxQuantities(total, inits)
-		if pl := child(child(spec, "resources"), field); pl != nil {
+		if pl := peek(peek(spec, "resources"), field); pl != nil {
 			for _, k := range []string{"cpu", "memory"} {
 				if v, ok := pl[k]; ok {
 					total[k] = quantityOf(v)

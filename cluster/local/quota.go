@@ -60,7 +60,8 @@ func (t *txn) objectUsage(gk groupKind, obj map[string]any) usageSet {
 			return usageSet{}
 		}
 		u.addInt("pods", 1)
-		requests, limits := podResources(child(obj, "spec"))
+		requests, limits := podResources(peek(obj, "spec"))
+		addOverhead(peek(obj, "spec"), requests, limits)
 		for _, r := range []string{"cpu", "memory", "ephemeral-storage"} {
 			if q, ok := requests[r]; ok {
 				u.add(r, q)
@@ -111,6 +112,29 @@ func (t *txn) objectUsage(gk groupKind, obj map[string]any) usageSet {
 		u.addInt("resourcequotas", 1)
 	}
 	return u
+}
+
+// addOverhead adds a pod's RuntimeClass overhead (spec.overhead) to its
+// requests, and to its limits where it has one, as the quota's pod
+// evaluator counts a pod.
+func addOverhead(spec map[string]any, requests, limits map[string]resource.Quantity) {
+	for name, v := range peek(spec, "overhead") {
+		q := quantityOf(v)
+		r := requests[name]
+		r.Add(q)
+		requests[name] = r
+		if l, ok := limits[name]; ok {
+			l.Add(q)
+			limits[name] = l
+		}
+	}
+}
+
+// peek returns the map at field of m, nil when there is none; unlike
+// child it writes nothing into m (a quota must store a pod as it came).
+func peek(m map[string]any, field string) map[string]any {
+	c, _ := m[field].(map[string]any)
+	return c
 }
 
 // quotaMatches reports whether a quota's scopes select obj (scopes select
@@ -319,10 +343,10 @@ func (t *txn) admitQuota(res cluster.Resource, obj, old map[string]any, name str
 // asks for the cpu and memory a quota tracks.
 func podConstraints(pod map[string]any, hard map[string]any) string {
 	missing := map[string][]string{}
-	spec := child(pod, "spec")
+	spec := peek(pod, "spec")
 	for _, field := range []string{"containers", "initContainers"} {
 		for _, c := range objectList(spec[field]) {
-			res := child(c, "resources")
+			res := peek(c, "resources")
 			for _, r := range []string{"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"} {
 				if _, ok := hard[r]; !ok {
 					continue
@@ -331,7 +355,7 @@ func podConstraints(pod map[string]any, hard map[string]any) string {
 				if b, ok := strings.CutPrefix(r, "limits."); ok {
 					list, base = "limits", b
 				}
-				if _, ok := child(res, list)[base]; !ok && !containsString(missing[r], str(c, "name")) {
+				if _, ok := peek(res, list)[base]; !ok && !containsString(missing[r], str(c, "name")) {
 					missing[r] = append(missing[r], str(c, "name"))
 				}
 			}
