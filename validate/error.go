@@ -6,58 +6,32 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/value"
 )
 
-// ErrorType is the kind of a validation error, with the values of
-// apimachinery's field.ErrorType (they are the StatusCause types too).
-type ErrorType string
+// ErrorType is the kind of a validation error: apimachinery's
+// field.ErrorType (its values are the StatusCause types too, and its
+// String is how messages print it, "Required value").
+type ErrorType = field.ErrorType
 
 // The error types.
 const (
-	ErrorTypeNotFound     ErrorType = "FieldValueNotFound"
-	ErrorTypeRequired     ErrorType = "FieldValueRequired"
-	ErrorTypeDuplicate    ErrorType = "FieldValueDuplicate"
-	ErrorTypeInvalid      ErrorType = "FieldValueInvalid"
-	ErrorTypeNotSupported ErrorType = "FieldValueNotSupported"
-	ErrorTypeForbidden    ErrorType = "FieldValueForbidden"
-	ErrorTypeTooLong      ErrorType = "FieldValueTooLong"
-	ErrorTypeTooMany      ErrorType = "FieldValueTooMany"
-	ErrorTypeTooFew       ErrorType = "FieldValueTooFew"
-	ErrorTypeInternal     ErrorType = "InternalError"
-	ErrorTypeTypeInvalid  ErrorType = "FieldValueTypeInvalid"
-	ErrorTypeTooShort     ErrorType = "FieldValueTooShort"
+	ErrorTypeNotFound     = field.ErrorTypeNotFound
+	ErrorTypeRequired     = field.ErrorTypeRequired
+	ErrorTypeDuplicate    = field.ErrorTypeDuplicate
+	ErrorTypeInvalid      = field.ErrorTypeInvalid
+	ErrorTypeNotSupported = field.ErrorTypeNotSupported
+	ErrorTypeForbidden    = field.ErrorTypeForbidden
+	ErrorTypeTooLong      = field.ErrorTypeTooLong
+	ErrorTypeTooMany      = field.ErrorTypeTooMany
+	ErrorTypeTooFew       = field.ErrorTypeTooFew
+	ErrorTypeInternal     = field.ErrorTypeInternal
+	ErrorTypeTypeInvalid  = field.ErrorTypeTypeInvalid
+	ErrorTypeTooShort     = field.ErrorTypeTooShort
 )
-
-// String is the type as messages print it ("Required value").
-func (t ErrorType) String() string {
-	switch t {
-	case ErrorTypeNotFound:
-		return "Not found"
-	case ErrorTypeRequired:
-		return "Required value"
-	case ErrorTypeDuplicate:
-		return "Duplicate value"
-	case ErrorTypeInvalid, ErrorTypeTypeInvalid:
-		return "Invalid value"
-	case ErrorTypeNotSupported:
-		return "Unsupported value"
-	case ErrorTypeForbidden:
-		return "Forbidden"
-	case ErrorTypeTooLong:
-		return "Too long"
-	case ErrorTypeTooMany:
-		return "Too many"
-	case ErrorTypeTooFew:
-		return "Too few"
-	case ErrorTypeInternal:
-		return "Internal error"
-	case ErrorTypeTooShort:
-		return "Too short"
-	}
-	return fmt.Sprintf("<unknown error %q>", string(t))
-}
 
 // Error is one validation error of an object, as apimachinery's
 // field.Error: the field path as the API server prints it
