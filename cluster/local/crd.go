@@ -214,6 +214,45 @@ func crdCauses(obj map[string]any) []cluster.Cause {
 	return causes
 }
 
+// storedVersionCauses refuses an update of a CRD (old is the stored one)
+// that leaves out of spec.versions a version still in
+// status.storedVersions, as kube-apiserver does: data may remain stored
+// in it until a storage migration removes it from storedVersions (a
+// status update). A spec update keeps the stored status, with the new
+// storage version added.
+func storedVersionCauses(obj, old map[string]any, statusOnly bool) []cluster.Cause {
+	if old == nil {
+		return nil
+	}
+	status := old
+	if statusOnly {
+		status = obj
+	}
+	stored, _ := peek(status, "status")["storedVersions"].([]any)
+	versions := objectList(peek(obj, "spec")["versions"])
+	if !statusOnly {
+		for _, v := range versions {
+			if v["storage"] == true && !containsAny(stored, str(v, "name")) {
+				stored = append(stored[:len(stored):len(stored)], str(v, "name"))
+			}
+		}
+	}
+	var causes []cluster.Cause
+	for i, x := range stored {
+		name, _ := x.(string)
+		found := false
+		for _, v := range versions {
+			found = found || str(v, "name") == name
+		}
+		if found {
+			continue
+		}
+		causes = append(causes, cluster.Cause{Type: "FieldValueInvalid", Field: fmt.Sprintf("status.storedVersions[%d]", i),
+			Message: fmt.Sprintf("Invalid value: %q: missing from spec.versions; %s was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in %s and removes %s from status.storedVersions", name, name, name, name)})
+	}
+	return causes
+}
+
 // scaleCauses validates the scale subresources of a CRD's versions, as
 // apiextensions' ValidateCustomResourceDefinitionSubresources, with its
 // field paths: spec.subresources when every version has the same

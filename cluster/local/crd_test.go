@@ -257,3 +257,53 @@ spec:
 		t.Errorf("unserved version: %v", err)
 	}
 }
+
+// TestCRDStoredVersionRemoval: a version still in status.storedVersions
+// may not leave spec.versions; once a storage migration took it out of
+// storedVersions (a status update), it may.
+func TestCRDStoredVersionRemoval(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	crd := func(versions ...string) cluster.Object {
+		var vs []any
+		for i, v := range versions {
+			vs = append(vs, map[string]any{"name": v, "served": true, "storage": i == len(versions)-1,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}})
+		}
+		return map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "gadgets.example.com"},
+			"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
+				"names":    map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+				"versions": vs}}
+	}
+	crdGVK := schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+	update := func(o cluster.Object) error {
+		live := mustGet(t, s, crdGVK, "", "gadgets.example.com")
+		o["metadata"].(map[string]any)["resourceVersion"] = live["metadata"].(map[string]any)["resourceVersion"]
+		_, err := s.Update(ctx, o)
+		return err
+	}
+	if _, err := s.Create(ctx, crd("v1")); err != nil {
+		t.Fatal(err)
+	}
+	err := update(crd("v2"))
+	want := `CustomResourceDefinition.apiextensions.k8s.io "gadgets.example.com" is invalid: status.storedVersions[0]: Invalid value: "v1": missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions`
+	if err == nil || err.Error() != want {
+		t.Fatalf("v1 dropped:\n got %v\nwant %s", err, want)
+	}
+	if err := update(crd("v1", "v2")); err != nil {
+		t.Fatal(err)
+	}
+	live := mustGet(t, s, crdGVK, "", "gadgets.example.com")
+	if got, _ := encodeString(live["status"].(map[string]any)["storedVersions"]); got != `["v1","v2"]` {
+		t.Fatalf("storedVersions %s", got)
+	}
+	// The migration is done: v1 leaves storedVersions, then spec.versions.
+	live["status"].(map[string]any)["storedVersions"] = []any{"v2"}
+	if _, err := s.UpdateStatus(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if err := update(crd("v2")); err != nil {
+		t.Fatalf("v1 dropped after the migration: %v", err)
+	}
+}

@@ -319,6 +319,7 @@ func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
 	}
 	if gkOf(res) == crdGK {
 		causes = append(causes, crdCauses(obj)...)
+		causes = append(causes, storedVersionCauses(obj, old, t.request.subresource == "status")...)
 	}
 	if len(causes) > 0 {
 		return cluster.NewInvalid(kindGroup(res.GVK), metaString(obj, "name"), causes)
