@@ -28,13 +28,8 @@ var errEditNoValidChanges = errors.New("Edit cancelled, no valid changes were sa
 // opens again with the error in the header, until the edited file is left
 // unchanged (the edit is then cancelled and the file kept) or the editor
 // fails. Nothing is written.
-func (o *EditOptions) editSubresource(ctx context.Context, sess *Session, t gotObject, sub string) error {
-	sc, err := subresourceClient(sess.Cluster)
-	if err != nil {
-		return err
-	}
-	md := printer.Map(t.obj, "metadata")
-	obj, err := sc.GetSubresource(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), sub)
+func (o *EditOptions) editSubresource(ctx context.Context, t gotObject, sub string) error {
+	obj, err := o.readSubresource(ctx, t, sub)
 	if err != nil {
 		return err
 	}
@@ -88,7 +83,10 @@ func (o *EditOptions) editSubresource(ctx context.Context, sess *Session, t gotO
 			return nil
 		}
 		os.Remove(path)
-		reason := o.editedSubresourceError(sess, edited)
+		reason, err := o.editedSubresourceError(ctx, edited)
+		if err != nil {
+			return err
+		}
 		var h strings.Builder
 		h.WriteString(editHeader)
 		h.WriteString("# " + strings.ReplaceAll(reason, "\n", "\n# ") + "\n#\n")
@@ -99,22 +97,52 @@ func (o *EditOptions) editSubresource(ctx context.Context, sess *Session, t gotO
 
 // editedSubresourceError is why kubectl cannot take the edited file of a
 // subresource back: its kind has no resource of its own.
-func (o *EditOptions) editedSubresourceError(sess *Session, edited []byte) string {
+func (o *EditOptions) editedSubresourceError(ctx context.Context, edited []byte) (string, error) {
 	j, err := yaml.YAMLToJSON(stripComments(edited))
 	if err != nil {
-		return "The edited file had a syntax error: " + err.Error()
+		return "The edited file had a syntax error: " + err.Error(), nil
 	}
 	obj, err := value.DecodeObject(j)
 	if err != nil {
-		return "The edited file had a syntax error: " + err.Error()
+		return "The edited file had a syntax error: " + err.Error(), nil
 	}
 	ref := objref.Of(obj)
 	ns := ref.Namespace
 	if ns == "" {
 		ns = o.Ns()
 	}
-	if _, err := sess.Mapper().ResourceFor(ref.GVK); err != nil {
-		return fmt.Sprintf("The edited file had a syntax error: resource mapping not found for name: %q namespace: %q from \"edited-file\": %v\nensure CRDs are installed first", ref.Name, ns, plainError(err))
+	// The cluster is opened again for this look-up only: nothing is held
+	// while the editor runs.
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("The edited file had a syntax error: the %s %q can only be written through its owner's %s subresource", ref.GVK.Kind, ref.Name, ref.GVK.Kind)
+	_, merr := sess.Mapper().ResourceFor(ref.GVK)
+	if err := sess.Close(ctx); err != nil {
+		return "", err
+	}
+	if merr != nil {
+		return fmt.Sprintf("The edited file had a syntax error: resource mapping not found for name: %q namespace: %q from \"edited-file\": %v\nensure CRDs are installed first", ref.Name, ns, plainError(merr)), nil
+	}
+	return fmt.Sprintf("The edited file had a syntax error: the %s %q can only be written through its owner's %s subresource", ref.GVK.Kind, ref.Name, ref.GVK.Kind), nil
+}
+
+// readSubresource reads the subresource sub of t in a session of its own,
+// closed before the editor starts.
+func (o *EditOptions) readSubresource(ctx context.Context, t gotObject, sub string) (map[string]any, error) {
+	sess, err := o.openResourceSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := subresourceClient(sess.Cluster)
+	if err != nil {
+		_ = sess.Close(ctx)
+		return nil, err
+	}
+	md := printer.Map(t.obj, "metadata")
+	obj, err := sc.GetSubresource(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), sub)
+	if cerr := sess.Close(ctx); err == nil {
+		err = cerr
+	}
+	return obj, err
 }
