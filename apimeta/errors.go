@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/konverge/konverge/value"
 )
 
 // Reason is why an API call failed, as metav1.StatusReason says it.
@@ -31,10 +33,26 @@ type Cause struct {
 	// "FieldValueInvalid", "FieldValueDuplicate", "FieldValueNotSupported",
 	// "FieldValueForbidden", "FieldValueTooLong".
 	Type string
-	// Field is the path of the field ("spec.template.spec.containers[0].image").
+	// Field is the path of the field as kube-apiserver spells it
+	// ("spec.template.spec.containers[0].image"); Path returns it as a
+	// value.Path, konverge's one field-path type.
 	Field string
 	// Message is the API server's message for the field ("Required value").
 	Message string
+}
+
+// Path returns Field as a value.Path (see value.ParsePath: an index,
+// [key] of a map, or structured-merge-diff's [k="v"] of server-side
+// apply's conflicts); nil when Field is empty or does not parse.
+func (c Cause) Path() value.Path {
+	if c.Field == "" {
+		return nil
+	}
+	p, err := value.ParsePath(c.Field)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // StatusError is a failed API call, as kube-apiserver reports it.

@@ -44,6 +44,16 @@
 // manager): plan, diff and apply leave them as they are live, neither
 // reporting, nor overwriting, nor deleting them (see IgnoreRule).
 //
+// # Field paths
+//
+// Every field path is a value.Path, printed in one spelling
+// (spec.template.spec.containers[name="web"].image, with a label or
+// annotation key in brackets: metadata.labels[app.kubernetes.io/name])
+// and with Pointer as a JSON pointer: Change.Paths, ObjectError.Path,
+// FieldConflict.Path, cluster.Cause.Path; an IgnoreRule takes either
+// form as it is. value.ParsePath reads the spellings of kube-apiserver
+// and of server-side apply back.
+//
 // # Validation before writing
 //
 // An apply checks all of its objects before it writes any: every object is resolved

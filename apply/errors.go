@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/value"
 )
 
 // ObjectError is a problem with one object of the input. It prints as
@@ -24,7 +26,14 @@ import (
 type ObjectError struct {
 	Source manifest.Source
 	Ref    objref.Ref
-	Err    error
+	// Path is the field the cause is about, when it is about one field:
+	// a *merge.FieldError's, the one cause of an API server's Invalid
+	// error, or the field of a value the kind cannot hold; nil otherwise
+	// (the causes of an Invalid error with several are in its
+	// *cluster.StatusError, each with Cause.Path). It is the type and
+	// spelling of Change.Paths and IgnoreRule paths.
+	Path value.Path
+	Err  error
 	// msg is Err's message with Secret values masked.
 	msg string
 	// secret is the config of a Secret, whose values Redact masks.
@@ -32,7 +41,27 @@ type ObjectError struct {
 }
 
 func newObjectError(src manifest.Source, ref objref.Ref, err error, secret map[string]any) *ObjectError {
-	return &ObjectError{Source: src, Ref: ref, Err: err, msg: redact(causeText(err), secret), secret: secret}
+	return &ObjectError{Source: src, Ref: ref, Path: pathOf(err), Err: err, msg: redact(causeText(err), secret), secret: secret}
+}
+
+// pathOf returns the one field err is about, nil when there is none.
+func pathOf(err error) value.Path {
+	var fe *merge.FieldError
+	if errors.As(err, &fe) {
+		return fe.Path
+	}
+	var se *cluster.StatusError
+	if errors.As(err, &se) {
+		if len(se.Causes) == 1 {
+			return se.Causes[0].Path()
+		}
+		if f, ok := cluster.UndecodableField(se); ok {
+			if p, err := value.ParsePath(f); err == nil {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // Redact returns s with the values of the object's Secret data and

@@ -189,3 +189,62 @@ data: {password: "not base64!"}
 	// Invalid: apply: web.yaml#1 (line 1) deployment.apps/web: Deployment.apps "web" is invalid: spec.template.metadata.labels: Invalid value: {"app":"frontend"}: `selector` does not match template `labels`
 	// BadRequest: apply: web.yaml#2 (line 10) secret/db: Secret in version "v1" cannot be handled as a Secret: data.password: illegal base64 data at input byte 3
 }
+
+// One field-path type, value.Path, in one spelling: a server-side apply
+// conflict's field, a plan's drift, an object error's field, and an
+// ignore rule all use it, and Pointer gives the JSON pointer.
+func Example_fieldPaths() {
+	ctx := context.Background()
+	c, done := openEmbedded()
+	defer done()
+	cm := func(color string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "settings", "namespace": "default",
+				"labels": map[string]any{"app.kubernetes.io/name": color}},
+			"data": map[string]any{"color": color}}
+	}
+	gitops := apply.New(c, apply.Options{ServerSide: true, FieldManager: "gitops"})
+	if _, err := gitops.Apply(ctx, apply.Objects(cm("blue"))); err != nil {
+		log.Fatal(err)
+	}
+	_, err := apply.New(c, apply.Options{ServerSide: true, FieldManager: "human"}).Apply(ctx, apply.Objects(cm("red")))
+	var conflict *apply.ConflictError
+	if errors.As(err, &conflict) {
+		for _, f := range conflict.Conflicts {
+			ptr, _ := f.Path().Pointer()
+			fmt.Println("conflict:", f.Path(), ptr)
+		}
+	}
+
+	plan, err := gitops.Plan(ctx, apply.Objects(cm("green")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var rule apply.IgnoreRule
+	for _, p := range plan.Changes[0].Paths {
+		ptr, _ := p.Pointer()
+		fmt.Println("drift:", p, ptr)
+		rule.Paths = append(rule.Paths, p.String()) // a drift path is a rule's path
+	}
+	ignoring := apply.New(c, apply.Options{ServerSide: true, FieldManager: "gitops", Ignore: []apply.IgnoreRule{rule}})
+	if plan, err = ignoring.Plan(ctx, apply.Objects(cm("green"))); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("drift with the rule:", plan.HasDrift())
+
+	bad := map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db", "namespace": "default"},
+		"data":     map[string]any{"password": "not base64!"}}
+	_, err = gitops.Plan(ctx, apply.Objects(bad))
+	var oe *apply.ObjectError
+	if errors.As(err, &oe) {
+		fmt.Println("error at:", oe.Path)
+	}
+	// Output:
+	// conflict: data.color /data/color
+	// conflict: metadata.labels[app.kubernetes.io/name] /metadata/labels/app.kubernetes.io~1name
+	// drift: data.color /data/color
+	// drift: metadata.labels[app.kubernetes.io/name] /metadata/labels/app.kubernetes.io~1name
+	// drift with the rule: false
+	// error at: data.password
+}

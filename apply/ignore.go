@@ -50,10 +50,13 @@ type IgnoreRule struct {
 	// A field path is a dot-separated list of field names, each followed
 	// by list selectors: [*] (every element), [N] (the N-th), [k="v"] or
 	// [k1="v",k2=80] (the element with those key fields), [="v"] (the
-	// element of a list of scalars). A JSON pointer (RFC 6901, "~1" for
-	// "/" and "~0" for "~") names one field a segment, a number selects a
-	// list element by index and "*" every element; use one for field names
-	// that contain dots (annotation and label keys). A path that ends on a
+	// element of a list of scalars), or [name] (a field whose name holds
+	// dots: metadata.labels[app.kubernetes.io/name]). It is the spelling
+	// of value.Path, so that the String of a Change's Paths, of an
+	// ObjectError's Path or of a FieldConflict's Path is a rule's path as
+	// it is. A JSON pointer (RFC 6901, "~1" for "/" and "~0" for "~"; a
+	// value.Path's Pointer) names one field a segment, a number selects a
+	// list element by index and "*" every element. A path that ends on a
 	// list element ignores the element whole.
 	Paths []string
 	// Managers ignores every field that one of these field managers owns
@@ -132,6 +135,27 @@ type FieldPath struct {
 
 // String returns the path as it was written.
 func (p FieldPath) String() string { return p.src }
+
+// Path returns the path as a value.Path; ok is false when it has a
+// wildcard ([*], "*") or, from a JSON pointer, a number (an index or a
+// field named by digits, which only the object tells apart).
+func (p FieldPath) Path() (path value.Path, ok bool) {
+	for _, sg := range p.segs {
+		switch sg.kind {
+		case segField:
+			path = append(path, value.FieldElement(sg.name))
+		case segIndex:
+			path = append(path, value.IndexElement(sg.index))
+		case segKeys:
+			path = append(path, value.KeyElement(sg.keys...))
+		case segValue:
+			path = append(path, value.ValueElement(sg.val))
+		default:
+			return nil, false
+		}
+	}
+	return path, true
+}
 
 // ParseFieldPath parses a path as IgnoreRule.Paths takes them, reporting
 // what is wrong with it.
@@ -244,6 +268,11 @@ func parseSelector(s string, i int) (int, seg, error) {
 			return 0, seg{}, fmt.Errorf("[%s]: negative index", body)
 		}
 		return end + 1, seg{kind: segIndex, index: n}, nil
+	}
+	if !strings.Contains(body, "=") {
+		// A map key as kube-apiserver and value.Path write one that
+		// holds a dot: metadata.labels[app.kubernetes.io/name].
+		return end + 1, seg{kind: segField, name: body}, nil
 	}
 	var keys []value.KeyField
 	for _, kv := range splitUnquoted(body, ',') {

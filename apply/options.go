@@ -17,7 +17,9 @@ const FieldManagerClientSideApply = "kubectl-client-side-apply"
 const FieldManagerServerSideApply = "kubectl"
 
 // Options tune an Applier. The zero value applies client-side, as kubectl
-// apply does without flags, into namespace "default".
+// apply does without flags, into namespace "default". The same Options
+// serve Plan, Apply and ApplyPlan, and diff.Options embeds them, so that
+// a tool keeps one value for all of them.
 type Options struct {
 	// Namespace is given to namespaced objects that name none; "" means
 	// "default".

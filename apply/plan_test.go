@@ -155,7 +155,7 @@ func TestPlanIgnoreReplicas(t *testing.T) {
 		opts := apply.Options{Ignore: []apply.IgnoreRule{rule}}
 		p := mustPlan(t, s, opts, objs)
 		for _, path := range p.Changes[0].Paths {
-			if path.String() != "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration" {
+			if path.String() != "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]" {
 				t.Fatalf("rule %v: drift %v", rule, p.Changes[0].Paths)
 			}
 		}
@@ -165,7 +165,7 @@ func TestPlanIgnoreReplicas(t *testing.T) {
 		p = mustPlan(t, s, opts, noReplicas)
 		c := p.Changes[0]
 		for _, path := range c.Paths {
-			if path.String() != "metadata.annotations.kubectl.kubernetes.io/last-applied-configuration" {
+			if path.String() != "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]" {
 				t.Fatalf("rule %v, replicas removed: drift %v", rule, c.Paths)
 			}
 		}
@@ -266,7 +266,7 @@ func TestParseFieldPathErrors(t *testing.T) {
 		{"spec..replicas", `path "spec..replicas": empty field name at offset 4`},
 		{"spec.containers[name=", `path "spec.containers[name=": unclosed [ at offset 15`},
 		{"[0]", `path "[0]": a list selector must follow a field name`},
-		{"a[x]", `path "a[x]": [x]: want key=value`},
+		{"a[x=]", `path "a[x=]": [x=]: value : want a quoted string, a number or a boolean`},
 		{"a[k=v]", `path "a[k=v]": [k=v]: value v: want a quoted string, a number or a boolean`},
 		{"//a", `path "//a": empty segment`},
 	} {

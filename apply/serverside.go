@@ -47,9 +47,31 @@ type FieldConflict struct {
 	APIVersion string
 	// Subresource is the subresource an Update was made through ("scale").
 	Subresource string
-	// Field is the field's path in structured-merge-diff syntax
-	// (`.spec.template.spec.containers[name="app"].image`).
+	// Field is the field's path as the server sends it, in
+	// structured-merge-diff syntax (`.spec.template.spec.containers[name="app"].image`);
+	// Path returns it as a value.Path.
 	Field string
+
+	// path is Field resolved against the applied configuration, in
+	// value.Path's spelling, where the dots of a key (a label's) make
+	// Field read as other fields; "" where Field reads right.
+	path string
+}
+
+// Path returns the field as a value.Path, the type and spelling of
+// Change.Paths, ObjectError.Path and IgnoreRule paths
+// (`spec.template.spec.containers[name="app"].image`, with Pointer for a
+// JSON pointer); nil when Field does not parse.
+func (f FieldConflict) Path() value.Path {
+	s := f.path
+	if s == "" {
+		s = f.Field
+	}
+	p, err := value.ParsePath(s)
+	if err != nil || s == "" {
+		return nil
+	}
+	return p
 }
 
 func (e *ConflictError) Error() string { return e.Err.Message + "\n" + conflictHelp }
@@ -73,7 +95,7 @@ func (e *ConflictError) Managers() []string {
 
 // conflictError returns the ConflictError of a server-side apply refused
 // with field manager conflicts, nil for any other error.
-func conflictError(err error) *ConflictError {
+func conflictError(err error, config map[string]any) *ConflictError {
 	var se *cluster.StatusError
 	if !errors.As(err, &se) || se.Reason != cluster.ReasonConflict {
 		return nil
@@ -88,6 +110,9 @@ func conflictError(err error) *ConflictError {
 			continue
 		}
 		fc.Field = c.Field
+		if p, err := value.ParsePathIn(c.Field, config); err == nil && len(p) > 0 && p.String() != fc.Path().String() {
+			fc.path = p.String() // only where the dots of a key mislead
+		}
 		ce.Conflicts = append(ce.Conflicts, fc)
 	}
 	if len(ce.Conflicts) == 0 {
@@ -138,7 +163,7 @@ func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode 
 		if errors.As(err, &se) && se.Code == 415 {
 			return res, fmt.Errorf("Server-side apply not available on the server: (%w)", err)
 		}
-		if ce := conflictError(err); ce != nil {
+		if ce := conflictError(err, it.config); ce != nil {
 			return res, ce
 		}
 		return res, err

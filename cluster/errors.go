@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/konverge/konverge/apimeta"
 	"github.com/konverge/konverge/schema"
@@ -95,6 +96,27 @@ func QualifiedKind(gvk schema.GVK) string {
 // field and msg being what the decoder reports. The embedded cluster and
 // apply's plans report it with this one function.
 func NewUndecodable(gvk schema.GVK, field, msg string) *StatusError {
-	return NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
+	e := NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
 		gvk.Kind, gvk.Version, gvk.Kind, field, msg))
+	e.Group, e.Kind = gvk.Group, gvk.Kind
+	return e
+}
+
+// UndecodableField returns the field of an error of NewUndecodable (a
+// BadRequest, which has no causes): "data.password".
+func UndecodableField(e *StatusError) (field string, ok bool) {
+	if e == nil || e.Reason != ReasonBadRequest || e.Kind == "" {
+		return "", false
+	}
+	prefix := e.Kind + " in version "
+	rest, ok := strings.CutPrefix(e.Message, prefix)
+	if !ok {
+		return "", false
+	}
+	_, rest, ok = strings.Cut(rest, " cannot be handled as a "+e.Kind+": ")
+	if !ok {
+		return "", false
+	}
+	field, _, ok = strings.Cut(rest, ": ")
+	return field, ok && field != ""
 }

@@ -19,39 +19,103 @@ import (
 // Options tune a Differ. The zero value diffs as kubectl diff does without
 // flags, in namespace "default", with Secret values masked.
 type Options struct {
+	// Options are the options of the apply the diff shows, the same
+	// apply.Options a tool gives Plan and Apply: namespace, field
+	// manager, server-side, selector, prune, ApplySet, ignore rules,
+	// concurrency and progress mean here what they mean there. The diff
+	// runs the apply as a server dry run whatever DryRun says, with
+	// MetadataOnly off. Prune also shows, as deletions, the objects
+	// apply --prune would delete: with Selector those it selects, without
+	// it all that carry the last-applied annotation (kubectl diff
+	// --prune); an ApplySet is diffed as apply --applyset writes it (the
+	// merged objects carry its label, so that objects applied with the set
+	// do not all show as changed), and with Prune its members that the
+	// input no longer holds show as deletions.
+	apply.Options
+
+	// ShowSecrets shows Secret values instead of masking them.
+	ShowSecrets bool
+	// ShowManagedFields keeps metadata.managedFields.
+	ShowManagedFields bool
+
 	// Namespace and EnforceNamespace are apply's (kubectl's -n).
+	//
+	// Deprecated: set them in Options (apply.Options); a value set here
+	// overrides that one.
 	Namespace        string
 	EnforceNamespace bool
 	// FieldManager, ServerSide and ForceConflicts are apply's.
+	//
+	// Deprecated: set them in Options (apply.Options); a value set here
+	// overrides that one.
 	FieldManager   string
 	ServerSide     bool
 	ForceConflicts bool
 	// Selector keeps only the input objects whose labels match it, and
 	// selects the objects Prune shows.
+	//
+	// Deprecated: set it in Options (apply.Options); a value set here
+	// overrides that one.
 	Selector string
-	// Prune also shows, as deletions, the objects that apply --prune
-	// would delete: with Selector, those it selects; without, all that
-	// carry the last-applied annotation (kubectl diff --prune).
+	// Prune shows the objects apply --prune would delete as deletions.
+	//
+	// Deprecated: set it in Options (apply.Options); a value set here
+	// overrides that one.
 	Prune bool
-	// PruneAllowlist are the kinds Prune looks at; nil means kubectl's
-	// default list.
+	// PruneAllowlist are the kinds Prune looks at.
+	//
+	// Deprecated: set it in Options (apply.Options); a value set here
+	// overrides that one.
 	PruneAllowlist []schema.GVK
-	// ApplySet names the ApplySet the objects are applied as members of
-	// (apply's Options.ApplySet): the merged objects carry its label, as
-	// apply would write them, so that objects applied with the set do not
-	// all show as changed; with Prune, the members the input no longer
-	// holds show as deletions (and Selector is not allowed).
+	// ApplySet names the ApplySet the objects are applied as members of.
+	//
+	// Deprecated: set it in Options (apply.Options); a value set here
+	// overrides that one.
 	ApplySet string
-	// Ignore are fields left alone, as apply leaves them (see
-	// apply.IgnoreRule): not shown as changes.
+	// Ignore are fields left alone, as apply leaves them.
+	//
+	// Deprecated: set it in Options (apply.Options); a value set here
+	// overrides that one.
 	Ignore []apply.IgnoreRule
-	// ShowSecrets shows Secret values instead of masking them.
-	ShowSecrets bool
-	// ShowManagedFields keeps metadata.managedFields.
-	ShowManagedFields bool
 	// Concurrency and Progress are apply's.
+	//
+	// Deprecated: set them in Options (apply.Options); a value set here
+	// overrides that one.
 	Concurrency int
 	Progress    func(apply.Progress)
+}
+
+// applyOptions returns the apply options of the diff: the embedded
+// apply.Options with the deprecated fields that are set over them.
+func (o Options) applyOptions() apply.Options {
+	a := o.Options
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&a.Namespace, o.Namespace)
+	set(&a.FieldManager, o.FieldManager)
+	set(&a.Selector, o.Selector)
+	set(&a.ApplySet, o.ApplySet)
+	a.EnforceNamespace = a.EnforceNamespace || o.EnforceNamespace
+	a.ServerSide = a.ServerSide || o.ServerSide
+	a.ForceConflicts = a.ForceConflicts || o.ForceConflicts
+	a.Prune = a.Prune || o.Prune
+	if o.PruneAllowlist != nil {
+		a.PruneAllowlist = o.PruneAllowlist
+	}
+	if o.Ignore != nil {
+		a.Ignore = o.Ignore
+	}
+	if o.Concurrency != 0 {
+		a.Concurrency = o.Concurrency
+	}
+	if o.Progress != nil {
+		a.Progress = o.Progress
+	}
+	a.DryRun, a.MetadataOnly = apply.DryRunServer, false
+	return a
 }
 
 // Action is what applying would do to an object.
@@ -145,11 +209,13 @@ func ExitCode(r *Report, err error) int {
 type Differ struct {
 	c    cluster.Interface
 	opts Options
+	// serverSide is the diff of a server-side apply.
+	serverSide bool
 }
 
 // New returns a Differ against c.
 func New(c cluster.Interface, opts Options) *Differ {
-	return &Differ{c: c, opts: opts}
+	return &Differ{c: c, opts: opts, serverSide: opts.applyOptions().ServerSide}
 }
 
 // Run computes the diff of objs against the cluster: exactly what
@@ -158,26 +224,15 @@ func New(c cluster.Interface, opts Options) *Differ {
 // the input creates diff too). Errors are apply's: every object's problems,
 // and no report.
 func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, error) {
-	o := d.opts
-	opts := apply.Options{
-		Namespace:        o.Namespace,
-		EnforceNamespace: o.EnforceNamespace,
-		DryRun:           apply.DryRunServer,
-		FieldManager:     o.FieldManager,
-		ServerSide:       o.ServerSide,
-		ForceConflicts:   o.ForceConflicts,
-		Selector:         o.Selector,
-		Prune:            o.Prune,
-		PruneAll:         o.Prune && o.Selector == "",
-		PruneAllowlist:   o.PruneAllowlist,
-		Concurrency:      o.Concurrency,
-		Progress:         o.Progress,
-		Ignore:           o.Ignore,
-	}
-	if o.ApplySet != "" {
+	opts := d.opts.applyOptions()
+	showPruned := opts.Prune
+	switch {
+	case opts.ApplySet != "":
 		// An ApplySet is applied with prune; without Prune the deletions
 		// are left out of the report.
-		opts.ApplySet, opts.Prune, opts.PruneAll = o.ApplySet, true, false
+		opts.Prune, opts.PruneAll = true, false
+	case opts.Prune && opts.Selector == "":
+		opts.PruneAll = true
 	}
 	results, err := apply.New(d.c, opts).Apply(ctx, objs)
 	if err != nil {
@@ -185,7 +240,7 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 	}
 	r := &Report{Entries: make([]Entry, 0, len(results))}
 	for _, res := range results {
-		if res.Action == apply.Pruned && !o.Prune {
+		if res.Action == apply.Pruned && !showPruned {
 			continue
 		}
 		r.Entries = append(r.Entries, d.entry(res))
@@ -217,7 +272,7 @@ func (d *Differ) entry(res apply.Result) Entry {
 	if e.Merged != nil {
 		e.Merged = d.clean(e.Merged)
 	}
-	if !d.opts.ServerSide && e.Merged != nil && e.Action != Delete {
+	if !d.serverSide && e.Merged != nil && e.Action != Delete {
 		// kubectl diff merges the configuration without its last-applied
 		// annotation: the annotation stays as live has it (none on a
 		// create), and an object without it gets no warning.

@@ -69,3 +69,31 @@ func ExamplePath_String() {
 	// metadata.finalizers[="a"]
 	// .
 }
+
+// One path, spelled as konverge prints it, as server-side apply's
+// conflicts and kube-apiserver's errors spell it, and as a JSON pointer.
+func ExampleParsePath() {
+	for _, s := range []string{
+		`spec.template.spec.containers[name="web"].image`,
+		`.spec.template.spec.containers[name="web"].image`,
+		`spec.template.spec.containers[0].image`,
+		`metadata.labels[app.kubernetes.io/name]`,
+	} {
+		p, err := value.ParsePath(s)
+		if err != nil {
+			panic(err)
+		}
+		ptr, ok := p.Pointer()
+		fmt.Println(p, ptr, ok)
+	}
+	deploy := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"containers": []any{map[string]any{"name": "sidecar"}, map[string]any{"name": "web"}}}}}}
+	p, _ := value.ParsePath(`spec.template.spec.containers[name="web"].image`)
+	fmt.Println(p.PointerIn(deploy))
+	// Output:
+	// spec.template.spec.containers[name="web"].image  false
+	// spec.template.spec.containers[name="web"].image  false
+	// spec.template.spec.containers[0].image /spec/template/spec/containers/0/image true
+	// metadata.labels[app.kubernetes.io/name] /metadata/labels/app.kubernetes.io~1name true
+	// /spec/template/spec/containers/1/image true
+}

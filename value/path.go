@@ -14,7 +14,10 @@ import (
 //
 // Fields are separated by dots; elements of lists merged by key are named by
 // their key fields, elements of sets by their value, elements of atomic
-// lists by their index.
+// lists by their index. A field whose name holds a dot or a bracket (a
+// label or annotation key) is written in brackets, as kube-apiserver
+// writes a map key: metadata.labels[app.kubernetes.io/name]. ParsePath
+// reads every form back; Pointer gives the JSON pointer.
 type Path []Element
 
 // ElementKind tells which of Element's fields is set.
@@ -69,6 +72,15 @@ func (e Element) String() string {
 func (e Element) write(b *strings.Builder, first bool) {
 	switch e.Kind {
 	case FieldKind:
+		if !first && needsBrackets(e.Field) {
+			// A key such as app.kubernetes.io/name, as kube-apiserver
+			// spells a map key: the dotted form would read as several
+			// fields.
+			b.WriteByte('[')
+			b.WriteString(e.Field)
+			b.WriteByte(']')
+			return
+		}
 		if !first {
 			b.WriteByte('.')
 		}
@@ -93,6 +105,12 @@ func (e Element) write(b *strings.Builder, first bool) {
 		b.WriteString(strconv.Itoa(e.Index))
 		b.WriteByte(']')
 	}
+}
+
+// needsBrackets reports a field name that the dotted form cannot hold:
+// one with a dot or a bracket.
+func needsBrackets(name string) bool {
+	return strings.ContainsAny(name, ".[]")
 }
 
 func writeScalar(b *strings.Builder, v any) {

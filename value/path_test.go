@@ -47,7 +47,7 @@ func TestPathString(t *testing.T) {
 		{"list as value", value.Path{value.ValueElement([]any{1})}, `[=<list>]`},
 		{"NaN as value", value.Path{value.ValueElement(0.0 / zero)}, `[=<invalid>]`},
 		{"empty field", value.Path{field("data"), field("")}, "data."},
-		{"field with dot", value.Path{field("metadata"), field("annotations"), field("example.com/x")}, "metadata.annotations.example.com/x"},
+		{"field with dot", value.Path{field("metadata"), field("annotations"), field("example.com/x")}, "metadata.annotations[example.com/x]"},
 		{"no keys", value.Path{key()}, "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
