@@ -221,35 +221,10 @@ func newBenchCases(tb testing.TB) []benchCase {
 	return cases
 }
 
-// konvergeMerge is what konverge does with the three JSON documents: decode
-// them, compute the patch, apply it to live, encode patch and result.
+// konvergeMerge is what konverge does with the three JSON documents:
+// ThreeWayJSON computes the patch and the result, as JSON.
 func konvergeMerge(typ *schema.Type, last, config, live []byte) ([]byte, []byte, error) {
-	l, err := value.DecodeObject(last)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := value.DecodeObject(config)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := value.DecodeObject(live)
-	if err != nil {
-		return nil, nil, err
-	}
-	patch, err := ThreeWay(l, c, v, typ, Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	result, err := Apply(v, patch, typ)
-	if err != nil {
-		return nil, nil, err
-	}
-	pb, err := value.Encode(patch)
-	if err != nil {
-		return nil, nil, err
-	}
-	rb, err := value.Encode(result)
-	return pb, rb, err
+	return ThreeWayJSON(last, config, live, typ, Options{})
 }
 
 // referenceMerge is what kubectl and the API server do: the three-way patch

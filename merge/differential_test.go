@@ -218,6 +218,10 @@ func checkTriple(tb testing.TB, tr triple, st *diffStats) (err error) {
 	if before != after {
 		return errors.New("ThreeWay or Apply modified its inputs")
 	}
+	// ThreeWayJSON (its fast path when it takes it) agrees with the maps.
+	if err := compareJSONPaths(encodeOrNil(tb, tr.Last), encodeOrNil(tb, tr.Config), encodeOrNil(tb, tr.Live), typ); err != nil {
+		return fmt.Errorf("ThreeWayJSON: %w", err)
+	}
 	switch {
 	case ourErr != nil && refErr != nil:
 		st.bothErr++
