@@ -237,16 +237,17 @@ func keyString(v any) (string, bool) {
 	case int64:
 		return strconv.FormatInt(k, 10), true
 	case float64:
-		s := strconv.FormatFloat(k, 'g', -1, 32)
-		switch s {
-		case "+Inf":
-			s = ".inf"
-		case "-Inf":
-			s = "-.inf"
-		case "NaN":
-			s = ".nan"
+		// YAML's spellings for the values without digits; others as
+		// float32 'g' text.
+		switch {
+		case math.IsNaN(k):
+			return ".nan", true
+		case math.IsInf(k, 1):
+			return ".inf", true
+		case math.IsInf(k, -1):
+			return "-.inf", true
 		}
-		return s, true
+		return strconv.FormatFloat(k, 'g', -1, 32), true
 	case bool:
 		return strconv.FormatBool(k), true
 	}

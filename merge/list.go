@@ -251,12 +251,11 @@ func (b byPos) Swap(i, j int) {
 // interleaved so that server-only elements keep their places relative to the
 // patch elements they preceded in serverOrder.
 func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mergeKey string, kind elemKind) ([]any, error) {
-	patch, err := normalizeSliceOrder(patch, patchOrder, mergeKey, kind)
-	if err != nil {
+	var err error
+	if patch, err = normalizeSliceOrder(patch, patchOrder, mergeKey, kind); err != nil {
 		return nil, err
 	}
-	serverOnly, err = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind)
-	if err != nil {
+	if serverOnly, err = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind); err != nil {
 		return nil, err
 	}
 	return mergeSortedSlice(serverOnly, patch, serverOrder, mergeKey, kind), nil

@@ -366,49 +366,55 @@ func appendFloat(dst []byte, f float64, bits int, orig any) ([]byte, error) {
 	return dst, nil
 }
 
-// isValidNumber reports whether s is a JSON number literal; it is
-// encoding/json's check for json.Number.
+// isValidNumber reports whether s is a JSON number literal (RFC 8259):
+// an optional minus, 0 or digits not starting with 0, optionally a point
+// and digits, optionally e or E, a sign and digits. encoding/json checks a
+// json.Number against the same grammar.
 func isValidNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	if s[0] == '-' {
-		s = s[1:]
-		if s == "" {
-			return false
-		}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
 	}
 	switch {
-	case s[0] == '0':
-		s = s[1:]
-	case '1' <= s[0] && s[0] <= '9':
-		s = s[1:]
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
-		}
+	case i == len(s):
+		return false
+	case s[i] == '0':
+		i++
+	case '1' <= s[i] && s[i] <= '9':
+		i = digitsFrom(s, i)
 	default:
 		return false
 	}
-	if len(s) >= 2 && s[0] == '.' && '0' <= s[1] && s[1] <= '9' {
-		s = s[2:]
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
+	if i < len(s) && s[i] == '.' {
+		if i = digitsFrom(s, i+1); s[i-1] == '.' {
+			return false
 		}
 	}
-	if len(s) >= 2 && (s[0] == 'e' || s[0] == 'E') {
-		s = s[1:]
-		if s[0] == '+' || s[0] == '-' {
-			s = s[1:]
-			if s == "" {
-				return false
-			}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
 		}
-		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
-			s = s[1:]
+		start := i
+		if i = digitsFrom(s, i); i == start {
+			return false
 		}
 	}
-	return s == ""
+	return i == len(s)
 }
+
+// digitsFrom returns the index of the first byte from i on that is not a
+// decimal digit.
+func digitsFrom(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// shortEscapes are the bytes a JSON string writes as a backslash and one
+// letter; other control bytes and the HTML characters are written \u00XX.
+var shortEscapes = [utf8.RuneSelf]byte{'\\': '\\', '"': '"', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
 
 const hexDigits = "0123456789abcdef"
 
@@ -434,20 +440,9 @@ func appendString(dst []byte, s string) []byte {
 		b := s[i]
 		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := shortEscapes[b]; e != 0 {
+				dst = append(dst, '\\', e)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 			}
 			i++

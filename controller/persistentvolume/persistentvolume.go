@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -987,17 +988,7 @@ func containsAll(have, want map[string]bool) bool {
 	return true
 }
 
-func sameList(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func sameList(a, b []any) bool { return slices.Equal(a, b) }
 
 // cmpQuantity compares two quantities (a missing or unparsable one is
 // zero).

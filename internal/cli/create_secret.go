@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubectl/pkg/util/hash"
 )
 
 // The generators of TLS and registry secrets (kubectl create secret tls
@@ -146,48 +146,9 @@ func newCreateSecretDockerCmd(g *Globals) *cobra.Command {
 	return cmd
 }
 
-// configMapHash is kubectl's --append-hash suffix of a config map.
-func configMapHash(cm *corev1.ConfigMap) (string, error) {
-	m := map[string]any{"kind": "ConfigMap", "name": cm.Name, "data": cm.Data}
-	if cm.Immutable != nil {
-		m["immutable"] = *cm.Immutable
-	}
-	if len(cm.BinaryData) > 0 {
-		m["binaryData"] = cm.BinaryData
-	}
-	return encodedHash(m)
-}
+// configMapHash is kubectl's --append-hash suffix of a config map
+// (k8s.io/kubectl/pkg/util/hash).
+func configMapHash(cm *corev1.ConfigMap) (string, error) { return hash.ConfigMapHash(cm) }
 
 // secretHash is kubectl's --append-hash suffix of a secret.
-func secretHash(s *corev1.Secret) (string, error) {
-	m := map[string]any{"kind": "Secret", "type": s.Type, "name": s.Name, "data": s.Data}
-	if s.Immutable != nil {
-		m["immutable"] = *s.Immutable
-	}
-	return encodedHash(m)
-}
-
-// encodedHash hashes the JSON of m and encodes its first ten hexadecimal
-// digits as kubectl does (no vowels, no digits that look like letters).
-func encodedHash(m map[string]any) (string, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", err
-	}
-	enc := []rune(fmt.Sprintf("%x", sha256.Sum256(b))[:10])
-	for i, r := range enc {
-		switch r {
-		case '0':
-			enc[i] = 'g'
-		case '1':
-			enc[i] = 'h'
-		case '3':
-			enc[i] = 'k'
-		case 'a':
-			enc[i] = 'm'
-		case 'e':
-			enc[i] = 't'
-		}
-	}
-	return string(enc), nil
-}
+func secretHash(s *corev1.Secret) (string, error) { return hash.SecretHash(s) }

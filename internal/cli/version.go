@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 
@@ -28,19 +29,10 @@ const (
 	embeddedAPIVersion = "v1.37.1"
 )
 
-// versionInfo is a version as kubectl prints it (k8s.io/apimachinery's
-// version.Info).
-type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
-}
+// versionInfo is a version as kubectl prints it: apimachinery's
+// version.Info. konverge fills the fields kubectl's client version has
+// and copies the same ones of a server's.
+type versionInfo = version.Info
 
 type versionOutput struct {
 	ClientVersion    *versionInfo `json:"clientVersion,omitempty"`

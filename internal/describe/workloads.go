@@ -176,16 +176,14 @@ func capIndexes(indexes string, soft int) string {
 	if indexes == "" {
 		return "<none>"
 	}
-	ix := soft
-	for ; ix < len(indexes); ix++ {
-		if indexes[ix] == ',' {
-			break
-		}
-	}
-	if ix >= len(indexes) {
+	if soft >= len(indexes) {
 		return indexes
 	}
-	return indexes[:ix+1] + "..."
+	comma := strings.IndexByte(indexes[soft:], ',')
+	if comma < 0 {
+		return indexes
+	}
+	return indexes[:soft+comma+1] + "..."
 }
 
 func (d *describer) cronJob() error {
