@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/controlplane"
 	"github.com/konverge/konverge/controller/cronjob"
 	"github.com/konverge/konverge/controller/daemonset"
 	"github.com/konverge/konverge/controller/deployment"
@@ -27,7 +29,8 @@ import (
 // Services (and the mirrors of the Endpoints of Services without a
 // selector), the node's Lease, the binder of PersistentVolumes and their
 // claims, the protection of claims and volumes in use, the
-// garbage collector,
+// garbage collector, kube-apiserver's own kubernetes Service (recreated
+// within ten seconds of its deletion),
 // then the Event TTL (Events go an hour after their last write, as in
 // kube-apiserver). Cascading deletion of dependents happens in the store
 // itself (cluster/local), inside the deleting call; the garbage collector
@@ -53,6 +56,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		persistentvolume.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},
+		controlplane.KubernetesService{Service: local.KubernetesService(), Manager: local.ManagerAPIServer},
 		&event.TTLController{},
 	}
 }

@@ -45,6 +45,30 @@ const (
 	apiServerPort    = int64(6443)
 )
 
+// KubernetesService is the kubernetes Service of the default namespace
+// as kube-apiserver creates it (at the start, and again within ten
+// seconds whenever it is missing: see sim's controllers), with the
+// embedded cluster's service range and port; ManagerAPIServer is the
+// field manager it writes it with.
+func KubernetesService() map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "kubernetes", "namespace": "default",
+			"labels": map[string]any{"component": "apiserver", "provider": "kubernetes"}},
+		"spec": map[string]any{
+			"clusterIP":       kubernetesServiceIP,
+			"ports":           []any{map[string]any{"name": "https", "port": int64(443), "protocol": "TCP", "targetPort": apiServerPort}},
+			"type":            "ClusterIP",
+			"sessionAffinity": "None",
+			"ipFamilies":      []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
+		},
+	}
+}
+
+// ManagerAPIServer is the field manager of what kube-apiserver writes
+// itself.
+const ManagerAPIServer = managerAPIServer
+
 // systemPriorityClasses exist in every cluster.
 var systemPriorityClasses = []map[string]any{
 	{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": map[string]any{"name": "system-node-critical"},
@@ -87,18 +111,7 @@ func (t *txn) bootstrap() error {
 		}
 	}
 	if !t.exists(objKey{gk: serviceGK, namespace: "default", name: "kubernetes"}) {
-		svc := map[string]any{
-			"apiVersion": "v1", "kind": "Service",
-			"metadata": map[string]any{"name": "kubernetes", "namespace": "default",
-				"labels": map[string]any{"component": "apiserver", "provider": "kubernetes"}},
-			"spec": map[string]any{
-				"clusterIP":  kubernetesServiceIP,
-				"ports":      []any{map[string]any{"name": "https", "port": int64(443), "protocol": "TCP", "targetPort": int64(6443)}},
-				"type":       "ClusterIP",
-				"ipFamilies": []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
-			},
-		}
-		if _, err := t.create(svc, cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
+		if _, err := t.create(KubernetesService(), cluster.CreateOptions{FieldManager: managerAPIServer}); err != nil {
 			return fmt.Errorf("create service kubernetes: %w", err)
 		}
 	}

@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"controller/replicaset":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"controller/replication":      {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/replicaset", "schema", "selector", "value"},
 	"controller/gc":               {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
+	"controller/controlplane":     {"apimeta", "cluster", "controller", "schema", "value"},
 	"controller/event":            {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/statefulset":      {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "schema", "selector", "value"},
 	"controller/daemonset":        {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "controller/internal/podhash", "schema", "selector", "value"},
@@ -54,7 +55,7 @@ var allowed = map[string][]string{
 	"controller/endpointslice":    {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/svcpods", "schema", "value"},
 	"controller/podautoscaler":    {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"kubelet":                     {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
-	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "controller", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "controller/internal/podhash", "controller/internal/svcpods", "controller/job", "controller/node", "controller/persistentvolume", "controller/podautoscaler", "controller/replicaset", "controller/replication", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
+	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "controller", "controller/controlplane", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "controller/internal/podhash", "controller/internal/svcpods", "controller/job", "controller/node", "controller/persistentvolume", "controller/podautoscaler", "controller/replicaset", "controller/replication", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.
