@@ -19,6 +19,15 @@ func CustomResourceDefinition(obj map[string]any) {
 	if _, ok := spec["conversion"].(map[string]any); !ok {
 		spec["conversion"] = map[string]any{"strategy": "None"}
 	}
+	// A conversion webhook's service port defaults to 443.
+	conv, _ := spec["conversion"].(map[string]any)
+	webhook, _ := conv["webhook"].(map[string]any)
+	cc, _ := webhook["clientConfig"].(map[string]any)
+	if svc, ok := cc["service"].(map[string]any); ok {
+		if _, ok := svc["port"]; !ok {
+			svc["port"] = int64(443)
+		}
+	}
 	names := childMap(spec, "names")
 	if names == nil {
 		return

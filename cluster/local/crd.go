@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -253,6 +254,83 @@ func storedVersionCauses(obj, old map[string]any, statusOnly bool) []cluster.Cau
 	return causes
 }
 
+// The API-approval policy of the groups the Kubernetes project owns:
+// a CRD of k8s.io, kubernetes.io or a subgroup of them carries the
+// annotation api-approved.kubernetes.io, the URL of its approval or a
+// reason that starts with "unapproved"; kube-apiserver refuses one
+// without, and its approval controller reports the state in the
+// condition KubernetesAPIApprovalPolicyConformant.
+const (
+	approvalAnnotation = "api-approved.kubernetes.io"
+	approvalCondition  = "KubernetesAPIApprovalPolicyConformant"
+	approvalPolicyURL  = "https://github.com/kubernetes/enhancements/pull/1111"
+)
+
+// protectedGroup reports a group of the Kubernetes project.
+func protectedGroup(group string) bool {
+	return group == "k8s.io" || strings.HasSuffix(group, ".k8s.io") ||
+		group == "kubernetes.io" || strings.HasSuffix(group, ".kubernetes.io")
+}
+
+// approvalState is the approval a CRD's annotations give: "approved",
+// "unapproved", "missing" or "invalid", and the reason's words.
+func approvalState(crd map[string]any) (state, reason string) {
+	v, ok := metaMap(crd, "annotations")[approvalAnnotation].(string)
+	switch {
+	case !ok:
+		return "missing", fmt.Sprintf("protected groups must have approval annotation %q, see %s", approvalAnnotation, approvalPolicyURL)
+	case strings.HasPrefix(v, "unapproved"):
+		return "unapproved", fmt.Sprintf("not approved: %q", v)
+	}
+	if _, err := url.ParseRequestURI(v); err == nil {
+		return "approved", "approved in " + v
+	}
+	return "invalid", fmt.Sprintf("protected groups must have approval annotation %q with either a URL or a reason starting with \"unapproved\", see %s", approvalAnnotation, approvalPolicyURL)
+}
+
+// approvalCauses refuses a CRD of a protected group without a valid
+// approval annotation; an update that leaves the state as it was is
+// never refused (a controller that only updates the spec).
+func approvalCauses(obj, old map[string]any) []cluster.Cause {
+	if !protectedGroup(str(peek(obj, "spec"), "group")) {
+		return nil
+	}
+	state, reason := approvalState(obj)
+	if old != nil {
+		if was, _ := approvalState(old); was == state {
+			return nil
+		}
+	}
+	field := "metadata.annotations[" + approvalAnnotation + "]"
+	switch state {
+	case "missing":
+		return []cluster.Cause{{Type: "FieldValueRequired", Field: field, Message: "Required value: " + reason}}
+	case "invalid":
+		v, _ := metaMap(obj, "annotations")[approvalAnnotation].(string)
+		return []cluster.Cause{{Type: "FieldValueInvalid", Field: field, Message: fmt.Sprintf("Invalid value: %q: %s", v, reason)}}
+	}
+	return nil
+}
+
+// setApprovalCondition sets the condition the approval controller writes
+// on a CRD of a protected group.
+func setApprovalCondition(crd, status map[string]any, now string) {
+	if !protectedGroup(str(peek(crd, "spec"), "group")) {
+		return
+	}
+	state, reason := approvalState(crd)
+	switch state {
+	case "approved":
+		setCondition(status, approvalCondition, "True", "ApprovedAnnotation", reason, now)
+	case "unapproved":
+		setCondition(status, approvalCondition, "False", "UnapprovedAnnotation", reason, now)
+	case "missing":
+		setCondition(status, approvalCondition, "False", "MissingAnnotation", reason, now)
+	default:
+		setCondition(status, approvalCondition, "False", "InvalidAnnotation", reason, now)
+	}
+}
+
 // scaleCauses validates the scale subresources of a CRD's versions, as
 // apiextensions' ValidateCustomResourceDefinitionSubresources, with its
 // field paths: spec.subresources when every version has the same
@@ -360,6 +438,7 @@ func prepareCRD(obj, old map[string]any, now string) {
 	status["acceptedNames"] = accepted
 	setCondition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found", now)
 	setCondition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now)
+	setApprovalCondition(obj, status, now)
 }
 
 // defaultCRD fills in what the CRD's defaulting does (spec.conversion

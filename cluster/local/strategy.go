@@ -139,6 +139,13 @@ func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any, noLabel
 	if _, custom := t.api.crds[gk]; custom {
 		if res.Status {
 			delete(obj, "status")
+			// kube-apiserver defaults what it reads from storage: the
+			// defaults the schema declares for status (a Gateway's
+			// "Waiting for controller" conditions) are in the object
+			// from the first read on.
+			if v := t.crdVersion(res); v != nil && v.schema != nil {
+				_ = defaults.ApplyCustomResource(obj, v.schema)
+			}
 		}
 		return
 	}

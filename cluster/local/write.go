@@ -320,6 +320,7 @@ func (t *txn) validate(res cluster.Resource, obj, old map[string]any) error {
 	if gkOf(res) == crdGK {
 		causes = append(causes, crdCauses(obj)...)
 		causes = append(causes, storedVersionCauses(obj, old, t.request.subresource == "status")...)
+		causes = append(causes, approvalCauses(obj, old)...)
 	}
 	if len(causes) > 0 {
 		return cluster.NewInvalid(kindGroup(res.GVK), metaString(obj, "name"), causes)
