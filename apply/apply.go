@@ -12,6 +12,7 @@ import (
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/prune"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
 
@@ -128,9 +129,12 @@ type run struct {
 	// is rolled back: results are adjusted to look like dry-run ones.
 	rollback bool
 
-	items   []*item
-	set     *prune.ApplySet
-	visited *prune.Visited
+	items []*item
+	set   *prune.ApplySet
+	// crSchemas are the openAPIV3Schemas of the custom resources a plan
+	// validates, by kind.
+	crSchemas map[schema.GVK]map[string]any
+	visited   *prune.Visited
 	// slots are the results of the items, by their position in the input.
 	slots   []*Result
 	results []Result

@@ -252,6 +252,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		}
 	}
 	plans := r.readAndPlan(ctx, rd, items, p.opts.concurrency())
+	r.crSchemas = crSchemas(ctx, rd, items)
 	st := &planState{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
 	out := &Plan{st: st}
 	slots := make([]*Change, len(objs))
@@ -403,7 +404,7 @@ func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error)
 	if err != nil {
 		return c, serverError(it, err)
 	}
-	if err := validatePredicted(it, m, c.Live); err != nil {
+	if err := validatePredicted(it, m, c.Live, r.crSchemas[it.ref.GVK]); err != nil {
 		return c, err
 	}
 	if c.Live != nil && it.res.Status {

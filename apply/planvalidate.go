@@ -1,12 +1,14 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"maps"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/objref"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/validate"
 	"github.com/konverge/konverge/value"
 )
@@ -26,9 +28,10 @@ func serverError(it *item, err error) error {
 // server validates a write (package validate, which the embedded
 // cluster runs): a create when live is nil, an update of live otherwise.
 // merged is normalized as the server normalizes a write. Its errors are
-// the server's Invalid error, as Apply reports it. Custom resources get
-// their metadata checked only: their schema is the server's.
-func validatePredicted(it *item, merged, live map[string]any) error {
+// the server's Invalid error, as Apply reports it. A custom resource is
+// checked against crSchema, its version's openAPIV3Schema (nil: its
+// metadata only).
+func validatePredicted(it *item, merged, live, crSchema map[string]any) error {
 	gvk := it.res.GVK
 	api := gvk.APIVersion()
 	if live != nil {
@@ -48,6 +51,15 @@ func validatePredicted(it *item, merged, live map[string]any) error {
 			old = objref.Metadata(live)
 		}
 		errs = validate.ObjectMeta(objref.Metadata(merged), old, it.res.Namespaced)
+		if crSchema != nil {
+			// As the store decodes a custom resource: unknown fields
+			// pruned, the schema's defaults, then its validation.
+			obj := value.DeepCopyObject(merged)
+			defaults.PruneUnknown(obj, crSchema)
+			if err := defaults.ApplyCustomResource(obj, crSchema); err == nil {
+				errs = append(errs, validate.CustomResource(obj, crSchema)...)
+			}
+		}
 	}
 	if len(errs) == 0 {
 		return nil
@@ -111,4 +123,37 @@ func preparedForCreate(it *item, merged map[string]any) map[string]any {
 		validate.GenerateJobSelector(merged, len(objref.Labels(it.config)) == 0)
 	}
 	return merged
+}
+
+// crSchemas returns, for the custom resources among items, the
+// openAPIV3Schema of their version: from a CRD of the input, else from
+// the CRD src holds (one Get per kind). Kinds without one are left out.
+func crSchemas(ctx context.Context, src cluster.Reader, items []*item) map[schema.GVK]map[string]any {
+	out := map[schema.GVK]map[string]any{}
+	seen := map[schema.GVK]bool{}
+	for _, it := range items {
+		gvk := it.ref.GVK
+		if seen[gvk] {
+			continue
+		}
+		seen[gvk] = true
+		if it.crd != nil {
+			if it.crd.openAPI != nil {
+				out[gvk] = it.crd.openAPI
+			}
+			continue
+		}
+		api := gvk.APIVersion()
+		if gvk.Group == "" || validate.Known(api, gvk.Kind) || defaults.Known(api, gvk.Kind) || it.res.Plural == "" {
+			continue
+		}
+		crd, err := src.Get(ctx, crdGVK, "", it.res.Plural+"."+gvk.Group)
+		if err != nil {
+			continue // a built-in kind, or no CRD to read: the server judges
+		}
+		if s := crdVersionSchema(crd, gvk.Version); s != nil {
+			out[gvk] = s
+		}
+	}
+	return out
 }
