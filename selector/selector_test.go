@@ -355,3 +355,22 @@ func TestMatchesDoesNotAllocate(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkParse(b *testing.B) {
+	b.Run("labels", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := selector.ParseLabels(benchLabelSelector); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fields", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := selector.ParseFields("metadata.namespace!=kube-system,status.phase=Running,spec.nodeName=node-1"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

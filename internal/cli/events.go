@@ -42,25 +42,23 @@ func newEventsCmd(g *Globals) *cobra.Command {
 		Use:                   "events [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file] [--for TYPE/NAME] [--watch] [--types=Normal,Warning]",
 		DisableFlagsInUseLine: true,
 		Short:                 "List events",
-		Long: `Display events.
-
-Prints a table of the most important information about events. You can request
-events for a namespace, for all namespace, or filtered to only those pertaining
-to a specified resource.`,
-		Example: `  # List recent events in the default namespace
+		Long: `Show the Events of the current namespace, of every namespace (-A), or of
+one object (--for TYPE/NAME), oldest first, as a table of when each was
+last seen, its type, its reason, the object it concerns and its message.`,
+		Example: `  # The events of the current namespace
   konverge events
 
-  # List recent events in all namespaces
-  konverge events --all-namespaces
+  # Every namespace's events
+  konverge events -A
 
-  # List recent events for the specified pod, then wait for more events and list them as they arrive
-  konverge events --for pod/web-pod-13je7 --watch
+  # What happened to one pod, then keep printing what happens next
+  konverge events --for pod/web-0 --watch
 
-  # List recent events in YAML format
-  konverge events -oyaml
+  # As YAML
+  konverge events -o yaml
 
-  # List recent only events of type 'Warning' or 'Normal'
-  konverge events --types=Warning,Normal`,
+  # Only the warnings
+  konverge events --types=Warning`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
@@ -68,11 +66,11 @@ to a specified resource.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.watch, "watch", "w", false, "After listing the requested events, watch for more events.")
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
-	f.StringVar(&o.forObject, "for", "", "Filter events to only those pertaining to the specified resource.")
-	f.StringSliceVar(&o.types, "types", nil, "Output only events of given types.")
-	f.BoolVar(&o.noHeaders, "no-headers", false, "When using the default output format, don't print headers.")
+	f.BoolVarP(&o.watch, "watch", "w", false, "Keep running after the list and print each new event as it comes.")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Show the events of every namespace (the current one and --namespace are ignored).")
+	f.StringVar(&o.forObject, "for", "", "Show only the events about this object (TYPE/NAME).")
+	f.StringSliceVar(&o.types, "types", nil, "Show only events of these types (Normal, Warning).")
+	f.BoolVar(&o.noHeaders, "no-headers", false, "Leave out the header row of the table.")
 	f.Int64Var(&o.chunkSize, "chunk-size", 500, "Return large lists in chunks rather than all at once. Pass 0 to disable. This flag is beta and may change in the future.")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file).")
 	return cmd

@@ -33,30 +33,28 @@ func newSetEnvCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "env RESOURCE/NAME KEY_1=VAL_1 ... KEY_N=VAL_N",
 		Short: "Update environment variables on a pod template",
-		Long: `Update environment variables on a pod template, as kubectl set env does.
+		Long: `Add, change or remove the environment variables of the containers of pods
+and pod templates (Deployments, StatefulSets, Jobs and the other workloads),
+or list them with --list. KEY=VALUE sets a variable, KEY- removes it;
+--from copies the keys of a ConfigMap or Secret as references to them.
+--containers picks the containers by name, with * as a wildcard.
 
-List environment variable definitions in one or more pods, pod templates.
-Add, update, or remove container environment variable definitions in one or
-more pod templates (within replication controllers or deployment configurations).
-View or modify the environment variable definitions on all containers in the
-specified pods or pod templates, or just those that match a wildcard.
+With "--env -" the variables are read from standard input, one KEY=VALUE
+a line.`,
+		Example: `  # Give the containers of deployment web the variable LOG_LEVEL
+  konverge set env deployment/web LOG_LEVEL=debug
 
-If "--env -" is passed, environment variables can be read from STDIN using the standard env
-syntax.`,
-		Example: `  # Update deployment 'registry' with a new environment variable
-  konverge set env deployment/registry STORAGE_DIR=/local
+  # Print the variables of deployment web
+  konverge set env deployment/web --list
 
-  # List the environment variables defined on a deployment 'sample-build'
-  konverge set env deployment/sample-build --list
+  # Reference every key of config map settings, named with the prefix APP_
+  konverge set env deployment/web --from=configmap/settings --prefix=APP_
 
-  # Import environment from a config map with a prefix
-  konverge set env --from=configmap/myconfigmap --prefix=MYSQL_ deployment/myapp
+  # Drop LOG_LEVEL from the container named app of every deployment
+  konverge set env deployments --all --containers=app LOG_LEVEL-
 
-  # Remove the environment variable ENV from container 'c1' in all deployment configs
-  konverge set env deployments --all --containers="c1" ENV-
-
-  # Set some of the local shell environment into a deployment config on the server, from a file
-  konverge set env -f deployment.yaml FOO=bar --local -o yaml`,
+  # Change a file's object without a cluster and print the result
+  konverge set env -f web.yaml LOG_LEVEL=info --local -o yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			if s.All && s.Selector != "" {
@@ -164,14 +162,14 @@ syntax.`,
 	}
 	s.addFlags(cmd, "env", true)
 	fs := cmd.Flags()
-	fs.StringVarP(&containers, "containers", "c", "*", "The names of containers in the selected pod templates to change - may use wildcards")
-	fs.StringVar(&from, "from", "", "The name of a resource from which to inject environment variables")
-	fs.StringVar(&prefix, "prefix", "", "Prefix to append to variable names")
-	fs.StringArrayVarP(&envs, "env", "e", nil, "Specify a key-value pair for an environment variable to set into each container.")
-	fs.StringSliceVar(&keys, "keys", nil, "Comma-separated list of keys to import from specified resource")
-	fs.BoolVar(&list, "list", false, "If true, display the environment and any changes in the standard format. this flag will removed when we have kubectl view env.")
-	fs.BoolVar(&resolve, "resolve", false, "If true, show secret or configmap references when listing variables")
-	fs.BoolVar(&overwrite, "overwrite", true, "If true, allow environment to be overwritten, otherwise reject updates that overwrite existing environment.")
+	fs.StringVarP(&containers, "containers", "c", "*", "Which containers to change, by name; * matches any run of characters.")
+	fs.StringVar(&from, "from", "", "A ConfigMap or Secret (TYPE/NAME) whose keys become variables that reference it.")
+	fs.StringVar(&prefix, "prefix", "", "Put this in front of the name of every variable taken from --from.")
+	fs.StringArrayVarP(&envs, "env", "e", nil, "A KEY=VALUE to set in each container (repeatable; - reads them from standard input).")
+	fs.StringSliceVar(&keys, "keys", nil, "Take only these keys (comma-separated) of the --from object.")
+	fs.BoolVar(&list, "list", false, "Print the variables (after the changes given, if any) instead of updating.")
+	fs.BoolVar(&resolve, "resolve", false, "With --list, print the values that ConfigMap and Secret references resolve to.")
+	fs.BoolVar(&overwrite, "overwrite", true, "Replace variables that exist already; with false, setting one that exists is an error.")
 	return cmd
 }
 

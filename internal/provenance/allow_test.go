@@ -14,13 +14,6 @@ var allowList = []struct {
 	},
 }
 
-// pending names product files with upstream runs that issue 20 is still
-// rewriting or replacing by an import. It must end empty.
-var pending = map[string]bool{
-	"internal/cli/events.go":  true,
-	"internal/cli/set_env.go": true,
-}
-
 // allowed returns why a run may stand, or "" when it may not.
 func allowed(r Run) string {
 	for _, a := range allowList {
@@ -32,9 +25,6 @@ func allowed(r Run) string {
 				return a.Reason
 			}
 		}
-	}
-	if pending[r.Path] {
-		return "pending rewrite (issue 20)"
 	}
 	return ""
 }
