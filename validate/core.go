@@ -679,9 +679,11 @@ func pvcSpec(spec obj, p *path) []Error {
 	return errs
 }
 
-// resourceQuota is ValidateResourceQuota without the checks of resource
-// names and scopes: spec.hard quantities are not negative, and integers
-// for the resources counted in units (pods, services, count/...).
+// resourceQuota is ValidateResourceQuota without the checks of the
+// scopeSelector: spec.hard names are standard quota resources or
+// qualified, quantities are not negative, and integers for the resources
+// counted in units (pods, services, count/...); spec.scopes are known,
+// apply to every resource and do not exclude each other.
 func resourceQuota(o, old obj) []Error {
 	var errs []Error
 	if old != nil {
@@ -691,14 +693,18 @@ func resourceQuota(o, old obj) []Error {
 	hard := mget(mget(o, "spec"), "hard")
 	hp := newPath("spec", "hard")
 	for _, name := range sortedKeys(hard) {
+		errs = append(errs, quotaResourceName(hp.key(name), name)...)
 		q, qs := parseQuantity(hard[name])
 		errs = append(errs, quantityValue(name, q, qs, hp.key(name))...)
 	}
+	errs = append(errs, quotaScopes(mget(o, "spec"), newPath("spec", "scopes"))...)
 	return errs
 }
 
-// limitRange is ValidateLimitRange without the checks of type and
-// resource names: the bounds of each limit agree (min <= default request
+// limitRange is ValidateLimitRange: types are standard or qualified,
+// resource names are fit for the type (containers and pods: cpu, memory,
+// ephemeral-storage, huge pages, extended resources), the bounds of each
+// limit agree (min <= default request
 // <= default <= max, ratios at least 1 and within max/min), Pod limits
 // have no defaults, PersistentVolumeClaim limits bound storage. Resources
 // are checked in name order (kube-apiserver: map order).
@@ -714,6 +720,12 @@ func limitRange(o, old obj) []Error {
 		limit := asObj(l)
 		p := lp.at(i)
 		typ := sget(limit, "type")
+		errs = append(errs, limitType(p.child("type"), typ)...)
+		names := func(field string) {
+			for _, k := range sortedKeys(mget(limit, field)) {
+				errs = append(errs, limitResourceName(typ, p.child(field).key(k), k)...)
+			}
+		}
 		if seen[typ] {
 			errs = append(errs, duplicate(p.child("type"), typ))
 		}
@@ -732,6 +744,8 @@ func limitRange(o, old obj) []Error {
 				keys[k] = true
 			}
 		}
+		names("max")
+		names("min")
 		minQ, maxQ := read("min"), read("max")
 		add(maxQ)
 		add(minQ)
@@ -744,6 +758,8 @@ func limitRange(o, old obj) []Error {
 				errs = append(errs, forbidden(p.child("defaultRequest"), "may not be specified when `type` is 'Pod'"))
 			}
 		} else {
+			names("default")
+			names("defaultRequest")
 			defQ, defReqQ = read("default"), read("defaultRequest")
 			add(defQ)
 			add(defReqQ)
@@ -755,6 +771,7 @@ func limitRange(o, old obj) []Error {
 				errs = append(errs, required(p.child("limits"), "either minimum or maximum storage value is required, but neither was provided"))
 			}
 		}
+		names("maxLimitRequestRatio")
 		ratioQ := read("maxLimitRequestRatio")
 		add(ratioQ)
 		one, _ := quantity.Parse("1")
