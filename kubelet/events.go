@@ -70,7 +70,7 @@ func podEvents(pod, old map[string]any, ctrs []ctrInfo, now time.Time) []event.E
 		}
 		add := func(typ, reason, msg string) {
 			out = append(out, event.Event{Involved: pod, FieldPath: field, Type: typ, Reason: reason, Message: msg,
-				Component: Component, Host: NodeName, Time: now})
+				Component: Component, Host: str(mapOf(pod, "spec"), "nodeName"), Time: now})
 		}
 		var was map[string]any
 		for _, x := range listOf(old, list) {
@@ -193,10 +193,18 @@ func imageSize(image string) int64 {
 }
 
 // scheduledEvent is the scheduler's Event of a pod it bound.
-func scheduledEvent(pod map[string]any, now time.Time) event.Event {
+func scheduledEvent(pod map[string]any, node string, now time.Time) event.Event {
 	md := mapOf(pod, "metadata")
 	return event.Event{Involved: pod, Type: event.Normal, Reason: "Scheduled",
-		Message:   "Successfully assigned " + str(md, "namespace") + "/" + str(md, "name") + " to " + NodeName,
+		Message:   "Successfully assigned " + str(md, "namespace") + "/" + str(md, "name") + " to " + node,
+		Component: SchedulerComponent, Time: now}
+}
+
+// preemptedEvent is the scheduler's Event of a pod it deletes to make
+// room for preemptor on node.
+func preemptedEvent(victim, preemptor map[string]any, node string, now time.Time) event.Event {
+	return event.Event{Involved: victim, Type: event.Normal, Reason: "Preempted",
+		Message:   "Preempted by pod " + str(mapOf(preemptor, "metadata"), "uid") + " on node " + node,
 		Component: SchedulerComponent, Time: now}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/scheduler"
 )
 
 var _ controller.Incremental = (*Kubelet)(nil)
@@ -39,6 +40,12 @@ type memo struct {
 	// ipAllocator).
 	low int
 	due map[podKey]time.Time
+	// sched is the scheduler's view of the nodes and the pods on them;
+	// pending are the pods it found no node for, retried when a pod
+	// leaves a node (its requests, ports and spread are freed).
+	sched   *scheduler.Cluster
+	pending map[podKey]bool
+	freed   bool
 	// queue holds the due times, earliest first; an entry whose time is
 	// not the pod's due time any more is dropped when it comes up.
 	queue dueQueue
@@ -68,7 +75,7 @@ func (q *dueQueue) Pop() any {
 }
 
 func newMemo() *memo {
-	return &memo{valid: true, uid: map[podKey]string{}, ip: map[podKey]string{}, used: map[string]int{}, due: map[podKey]time.Time{}, low: 1}
+	return &memo{valid: true, uid: map[podKey]string{}, ip: map[podKey]string{}, used: map[string]int{}, due: map[podKey]time.Time{}, low: 1, pending: map[podKey]bool{}}
 }
 
 // see records what a pod holds (nil: it is gone).
@@ -77,9 +84,21 @@ func (m *memo) see(key podKey, pod map[string]any) {
 	if pod != nil {
 		ip = str(mapOf(pod, "status"), "podIP")
 		m.uid[key] = str(mapOf(pod, "metadata"), "uid")
+		if m.sched != nil {
+			before := m.sched.Holds(key.namespace, key.name)
+			m.sched.SetPod(pod)
+			if before && !m.sched.Holds(key.namespace, key.name) {
+				m.freed = true
+			}
+		}
 	} else {
 		delete(m.uid, key)
 		delete(m.due, key)
+		delete(m.pending, key)
+		if m.sched != nil && m.sched.Holds(key.namespace, key.name) {
+			m.sched.RemovePod(key.namespace, key.name)
+			m.freed = true
+		}
 	}
 	old, had := m.ip[key]
 	if had && old == ip {
@@ -190,17 +209,13 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		return k.Sync(ctx, c, now)
 	}
 	var res controller.Result
-	nodeChanged, err := k.ensureNode(ctx, c, now)
-	if err != nil {
-		return res, err
-	}
-	res.Changed = nodeChanged
 	visit := map[podKey]bool{}
 	for _, ch := range changed {
-		if ch.Group == "" && ch.Kind == "Node" && !nodeChanged {
-			// A Node changed (labels, say): the pods waiting for a node
-			// are retried, as kube-scheduler requeues them on a node
-			// update.
+		if ch.Group == "" && ch.Kind == "Node" {
+			// A Node changed (labels, taints, a new one): the pods waiting
+			// for a node are retried, as kube-scheduler requeues them on a
+			// node event, and a deleted node of the profile registers
+			// again.
 			return k.Sync(ctx, c, now)
 		}
 		if ch.Group == "" && ch.Kind == "Pod" {
@@ -233,13 +248,56 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		found = append(found, key)
 	}
 	ips := &ipAllocator{memo: m, n: 1}
+	var waiting []int
 	for i, pod := range pods {
+		if waitsForNode(pod) {
+			waiting = append(waiting, i)
+			continue
+		}
 		r, err := k.syncPod(ctx, c, pod, now, ips)
 		if err != nil {
 			return res, err
 		}
 		res.Changed = res.Changed || r.changed
 		m.setDue(found[i], r.next)
+	}
+	if m.freed && len(m.pending) > 0 {
+		// Room was freed: every pod waiting for a node is tried again.
+		for key := range m.pending {
+			if visit[key] {
+				continue
+			}
+			pod, err := controller.GetShared(ctx, c, podGVK, key.namespace, key.name)
+			if cluster.IsNotFound(err) {
+				delete(m.pending, key)
+				continue
+			}
+			if err != nil {
+				return res, fmt.Errorf("kubelet: get pod %s/%s: %w", key.namespace, key.name, err)
+			}
+			waiting = append(waiting, len(pods))
+			pods = append(pods, pod)
+			found = append(found, key)
+		}
+	}
+	m.freed = false
+	objs := make([]cluster.Object, len(pods))
+	for i, p := range pods {
+		objs[i] = p
+	}
+	sortWaiting(objs, waiting)
+	for _, i := range waiting {
+		r, err := k.schedule(ctx, c, pods[i], now, ips, m.sched)
+		if err != nil {
+			return res, err
+		}
+		res.Changed = res.Changed || r.changed
+		m.setDue(found[i], r.next)
+		if r.unschedulable {
+			m.pending[found[i]] = true
+		} else {
+			delete(m.pending, found[i])
+		}
 	}
 	if ips.first > 1 {
 		m.low = ips.first
@@ -251,8 +309,9 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 }
 
 // remember rebuilds the memo from the pods of a Sync and their next.
-func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time) {
+func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *scheduler.Cluster, pending map[podKey]bool) {
 	m := newMemo()
+	m.pending = pending
 	for i, pod := range pods {
 		md := mapOf(pod, "metadata")
 		key := podKey{str(md, "namespace"), str(md, "name")}
@@ -262,6 +321,9 @@ func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time) {
 		}
 	}
 	m.rebuildQueue()
+	// The scheduler's view after the Sync's binds; the pods written
+	// since are seen again by the next SyncChanged.
+	m.sched = snap
 	k.mu.Lock()
 	k.memo = m
 	k.mu.Unlock()

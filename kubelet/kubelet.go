@@ -1,6 +1,9 @@
-// Package kubelet is the simulated node of the embedded cluster: one
-// node, NodeName, whose kubelet schedules every pod onto itself and moves
-// it through the lifecycle of a real one (phases Pending, Running,
+// Package kubelet is the simulated kubelet of the embedded cluster's
+// nodes (the simulation profile's nodes:, or one node, NodeName): it
+// registers them, places new pods as kube-scheduler would (package
+// scheduler decides; the kubelet binds, reports FailedScheduling and
+// preempts), and moves every pod of its nodes through the lifecycle of a
+// real one (phases Pending, Running,
 // Succeeded and Failed; the conditions PodScheduled, Initialized,
 // ContainersReady, Ready, with readiness gates; container states with
 // their reasons, restart counts and back-off; startup, liveness and
@@ -15,10 +18,10 @@
 // from the pod and status.startTime), so the same pods at the same time
 // always get the same status.
 //
-// Not simulated: resources and capacity (every pod fits), affinity and
-// taints (only nodeSelector is checked, against the Node's labels), image caches, volumes, ephemeral
-// containers, in-place changes of a running pod's images, and the Unknown
-// phase (the node never goes away).
+// Not simulated: the kubelet's own admission of pods bound to a node
+// directly (OutOfcpu), image caches, volumes, ephemeral containers,
+// in-place changes of a running pod's images, and the Unknown phase (the
+// nodes never go away).
 package kubelet
 
 import (
@@ -27,6 +30,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +39,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
+	"github.com/konverge/konverge/scheduler"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -66,6 +71,9 @@ var (
 // Kubelet is the simulated node's kubelet.
 type Kubelet struct {
 	profile *Profile
+	// nodes are the nodes the kubelet runs, byName by name.
+	nodes  []node
+	byName map[string]node
 
 	mu         sync.Mutex
 	behaviours map[behaviourKey]behaviour
@@ -112,17 +120,22 @@ func New(p *Profile) *Kubelet {
 	if p == nil {
 		p = DefaultProfile()
 	}
-	return &Kubelet{profile: p}
+	k := &Kubelet{profile: p, nodes: p.nodes(), byName: map[string]node{}}
+	for _, n := range k.nodes {
+		k.byName[n.spec.Name] = n
+	}
+	return k
 }
 
 // Name returns "kubelet".
 func (k *Kubelet) Name() string { return "kubelet" }
 
-// Sync registers the node, schedules new pods, writes the status of every
-// pod of the node at now and removes the pods whose termination is over.
+// Sync registers the nodes, writes the status of every pod of the nodes
+// at now, removes the pods whose termination is over, and schedules the
+// pods that wait for a node, highest priority first.
 func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
-	changed, err := k.ensureNode(ctx, c, now)
+	changed, err := k.ensureNodes(ctx, c, now)
 	if err != nil {
 		return res, err
 	}
@@ -130,6 +143,10 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	list, err := c.List(ctx, podGVK)
 	if err != nil {
 		return res, fmt.Errorf("kubelet: list pods: %w", err)
+	}
+	snap, err := k.snapshot(ctx, c, list.Items)
+	if err != nil {
+		return res, err
 	}
 	ips := newIPAllocator(list.Items)
 	k.mu.Lock()
@@ -142,7 +159,12 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	k.mu.Lock()
 	k.memo = nil
 	k.mu.Unlock()
+	var waiting []int
 	for i, pod := range list.Items {
+		if waitsForNode(pod) {
+			waiting = append(waiting, i)
+			continue
+		}
 		r, err := k.syncPod(ctx, c, pod, now, ips)
 		if err != nil {
 			return res, err
@@ -151,63 +173,107 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		next = minTime(next, r.next)
 		nexts[i] = r.next
 	}
+	sortWaiting(list.Items, waiting)
+	pending := map[podKey]bool{}
+	for _, i := range waiting {
+		r, err := k.schedule(ctx, c, list.Items[i], now, ips, snap)
+		if err != nil {
+			return res, err
+		}
+		res.Changed = res.Changed || r.changed
+		next = minTime(next, r.next)
+		nexts[i] = r.next
+		if r.unschedulable {
+			md := mapOf(list.Items[i], "metadata")
+			pending[podKey{str(md, "namespace"), str(md, "name")}] = true
+		}
+	}
 	// The pods as listed: those written since are in the next
 	// SyncChanged's changes.
-	k.remember(list.Items, nexts)
+	k.remember(list.Items, nexts, snap, pending)
 	if next != never {
 		res.RequeueAt = next
 	}
 	return res, nil
 }
 
-// ensureNode creates the Node when the cluster serves Nodes and has none.
-func (k *Kubelet) ensureNode(ctx context.Context, c cluster.Interface, now time.Time) (bool, error) {
+// waitsForNode reports a pod that no node runs yet and that is not being
+// deleted: the scheduler's.
+func waitsForNode(pod map[string]any) bool {
+	return str(mapOf(pod, "spec"), "nodeName") == "" && str(mapOf(pod, "metadata"), "deletionTimestamp") == ""
+}
+
+// sortWaiting orders the pods waiting for a node (indexes into pods) as
+// kube-scheduler's queue pops them: higher priority first, then the
+// older, then by namespace and name.
+func sortWaiting(pods []cluster.Object, idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, pb := pods[idx[a]], pods[idx[b]]
+		qa, _ := mapOf(pa, "spec")["priority"].(int64)
+		qb, _ := mapOf(pb, "spec")["priority"].(int64)
+		if qa != qb {
+			return qa > qb
+		}
+		ca, cb := str(mapOf(pa, "metadata"), "creationTimestamp"), str(mapOf(pb, "metadata"), "creationTimestamp")
+		if ca != cb {
+			return ca < cb
+		}
+		return false
+	})
+}
+
+// snapshot is the scheduler's view: the Nodes as stored (or, on a
+// cluster that serves none, the kubelet's own) and the pods on them.
+func (k *Kubelet) snapshot(ctx context.Context, c cluster.Interface, pods []cluster.Object) (*scheduler.Cluster, error) {
+	var nodes []map[string]any
+	if _, err := c.Mapper().ResourceFor(nodeGVK); err == nil {
+		l, err := c.List(ctx, nodeGVK)
+		if err != nil {
+			return nil, fmt.Errorf("kubelet: list nodes: %w", err)
+		}
+		for _, n := range l.Items {
+			nodes = append(nodes, n)
+		}
+	} else {
+		for _, n := range k.nodes {
+			nodes = append(nodes, n.object(""))
+		}
+	}
+	snap := scheduler.New(nodes)
+	for _, p := range pods {
+		snap.SetPod(p)
+	}
+	return snap, nil
+}
+
+// ensureNodes creates the Nodes of the profile that the cluster does not
+// have (when it serves Nodes): a kubelet registers its node again when it
+// is deleted.
+func (k *Kubelet) ensureNodes(ctx context.Context, c cluster.Interface, now time.Time) (bool, error) {
 	if _, err := c.Mapper().ResourceFor(nodeGVK); err != nil {
 		return false, nil
 	}
-	if _, err := c.Get(ctx, nodeGVK, "", NodeName); err == nil {
-		return false, nil
-	} else if !cluster.IsNotFound(err) {
-		return false, fmt.Errorf("kubelet: get node %s: %w", NodeName, err)
+	changed := false
+	for _, n := range k.nodes {
+		name := n.spec.Name
+		if _, err := controller.GetShared(ctx, c, nodeGVK, "", name); err == nil {
+			continue
+		} else if !cluster.IsNotFound(err) {
+			return changed, fmt.Errorf("kubelet: get node %s: %w", name, err)
+		}
+		if _, err := c.Create(ctx, n.object(now.UTC().Format(time.RFC3339))); err != nil && !cluster.IsAlreadyExists(err) {
+			return changed, fmt.Errorf("kubelet: register node %s: %w", name, err)
+		}
+		changed = true
 	}
-	ts := now.UTC().Format(time.RFC3339)
-	cond := func(typ, status, reason, msg string) any {
-		return map[string]any{"type": typ, "status": status, "reason": reason, "message": msg,
-			"lastHeartbeatTime": ts, "lastTransitionTime": ts}
-	}
-	resources := map[string]any{"cpu": "8", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
-	node := map[string]any{
-		"apiVersion": "v1", "kind": "Node",
-		"metadata": map[string]any{"name": NodeName, "labels": labelsAny(registeredLabels)},
-		"spec":     map[string]any{"podCIDR": PodCIDR, "podCIDRs": []any{PodCIDR}},
-		"status": map[string]any{
-			"capacity": resources, "allocatable": value.DeepCopy(resources),
-			"conditions": []any{
-				cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-				cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-				cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-				cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-			},
-			"addresses": []any{
-				map[string]any{"type": "InternalIP", "address": HostIP},
-				map[string]any{"type": "Hostname", "address": NodeName},
-			},
-			"nodeInfo": map[string]any{
-				"architecture": "amd64", "operatingSystem": "linux", "osImage": "konverge simulated node",
-				"kubeletVersion": "v1.37.1", "containerRuntimeVersion": "konverge://sim",
-				"kernelVersion": "", "kubeProxyVersion": "", "machineID": "", "systemUUID": "", "bootID": "",
-			},
-		},
-	}
-	if _, err := c.Create(ctx, node); err != nil && !cluster.IsAlreadyExists(err) {
-		return false, fmt.Errorf("kubelet: register node %s: %w", NodeName, err)
-	}
-	return true, nil
+	return changed, nil
 }
 
 type podResult struct {
 	changed bool
 	next    time.Time
+	// unschedulable: the pod waits for a node (the scheduler found none).
+	unschedulable bool
 }
 
 // syncPod moves one pod on.
@@ -228,17 +294,13 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 	spec := mapOf(pod, "spec")
 	ns, name := str(md, "namespace"), str(md, "name")
 	node := str(spec, "nodeName")
-	if node != "" && node != NodeName {
-		return res, nil // bound to a node that does not exist
+	if node == "" {
+		return res, nil // waits for the scheduler, or deleted before
+	}
+	if _, ok := k.byName[node]; !ok {
+		return res, nil // bound to a node no kubelet here runs
 	}
 	status := mapOf(pod, "status")
-	deleting := str(md, "deletionTimestamp") != ""
-	if node == "" {
-		if deleting {
-			return res, nil
-		}
-		return k.schedule(ctx, c, pod, now, ips)
-	}
 	start, err := time.Parse(time.RFC3339, str(status, "startTime"))
 	if err != nil {
 		// Bound by someone else (spec.nodeName in the manifest): accept it now.
@@ -278,27 +340,66 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 	return res, k.emit(ctx, c, podEvents(pod, status, ctrs, now))
 }
 
-// schedule binds a new pod to the node (or reports why it cannot be) and
-// starts its status.
-func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[string]any, now time.Time, ips *ipAllocator) (podResult, error) {
+// schedule places a pod that waits for a node as kube-scheduler would
+// (see package scheduler), binds it and starts its status, or reports
+// why no node fits (PodScheduled False, a FailedScheduling Event),
+// preempting pods of a lower priority when that makes room.
+func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[string]any, now time.Time, ips *ipAllocator, snap *scheduler.Cluster) (podResult, error) {
 	res := podResult{next: never}
 	md, spec := mapOf(pod, "metadata"), mapOf(pod, "spec")
 	ns, name := str(md, "namespace"), str(md, "name")
 	status := mapOf(pod, "status")
 	reason, msg := "", ""
+	var d scheduler.Decision
 	if gates, _ := spec["schedulingGates"].([]any); len(gates) > 0 {
 		reason, msg = "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates"
-	} else if ok, err := k.matchesNode(ctx, c, spec); err != nil {
-		return res, err
-	} else if !ok {
-		reason, msg = "Unschedulable", "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+	} else if sn := str(spec, "schedulerName"); sn != "" && sn != "default-scheduler" {
+		return res, nil // another scheduler's pod
+	} else {
+		d = snap.Schedule(pod)
+		if d.Node == "" {
+			reason, msg = "Unschedulable", d.Message
+		}
 	}
 	if reason != "" {
+		res.unschedulable = reason == "Unschedulable"
+		var evs []event.Event
+		for _, v := range d.Victims {
+			vns, vname, _ := strings.Cut(v, "/")
+			victim, err := c.Get(ctx, podGVK, vns, vname)
+			if err != nil {
+				if cluster.IsNotFound(err) {
+					continue
+				}
+				return res, fmt.Errorf("kubelet: get pod %s: %w", v, err)
+			}
+			if str(mapOf(victim, "metadata"), "deletionTimestamp") != "" {
+				continue
+			}
+			// The victim learns why it goes (DisruptionTarget), then is
+			// deleted with its grace period.
+			vst := value.DeepCopyObject(mapOf(victim, "status"))
+			vst["conditions"] = append(listOf(vst, "conditions"), condition("DisruptionTarget", "True", "PreemptionByScheduler",
+				"default-scheduler: preempting to accommodate a higher priority pod", nil, now))
+			vupd := shallowCopy(victim)
+			vupd["status"] = vst
+			if _, err := c.UpdateStatus(ctx, vupd); err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+				return res, fmt.Errorf("kubelet: update status of pod %s: %w", v, err)
+			}
+			if err := c.Delete(ctx, podGVK, vns, vname, cluster.Preconditions{UID: str(mapOf(victim, "metadata"), "uid")}); err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
+				return res, fmt.Errorf("kubelet: preempt pod %s: %w", v, err)
+			}
+			res.changed = true
+			evs = append(evs, preemptedEvent(victim, pod, d.NominatedNode, now))
+		}
 		st := value.DeepCopyObject(status)
 		st["phase"] = "Pending"
 		setConditions(st, []any{condition("PodScheduled", "False", reason, msg, status, now)})
+		if d.NominatedNode != "" {
+			st["nominatedNodeName"] = d.NominatedNode
+		}
 		if value.Equal(st, status) {
-			return res, nil
+			return res, k.emit(ctx, c, evs)
 		}
 		upd := shallowCopy(pod)
 		upd["status"] = st
@@ -307,28 +408,41 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 		}
 		res.changed = true
 		if reason == "Unschedulable" {
-			return res, k.emit(ctx, c, []event.Event{failedSchedulingEvent(pod, msg, now)})
+			evs = append(evs, failedSchedulingEvent(pod, msg, now))
 		}
-		return res, nil
+		return res, k.emit(ctx, c, evs)
 	}
+	target := d.Node
 	binding := map[string]any{
 		"apiVersion": "v1", "kind": "Binding",
 		"metadata": map[string]any{"name": name, "namespace": ns, "uid": str(md, "uid")},
-		"target":   map[string]any{"apiVersion": "v1", "kind": "Node", "name": NodeName},
+		"target":   map[string]any{"apiVersion": "v1", "kind": "Node", "name": target},
 	}
 	if _, err := c.Create(ctx, binding); err != nil {
 		if cluster.IsConflict(err) || cluster.IsNotFound(err) {
 			res.changed = true
 			return res, nil
 		}
-		return res, fmt.Errorf("kubelet: bind pod %s/%s to %s: %w", ns, name, NodeName, err)
+		return res, fmt.Errorf("kubelet: bind pod %s/%s to %s: %w", ns, name, target, err)
+	}
+	bound := shallowCopy(pod)
+	bspec := shallowCopy(spec)
+	bspec["nodeName"] = target
+	bound["spec"] = bspec
+	snap.SetPod(bound)
+	if _, ok := k.byName[target]; !ok {
+		// A Node no kubelet here runs: the pod waits there for ever.
+		res.changed = true
+		return res, k.emit(ctx, c, []event.Event{scheduledEvent(pod, target, now)})
 	}
 	// The first status does not depend on what binding changed (the
 	// node name, the PodScheduled condition, both rewritten here), and a
 	// kubelet's status writes are unconditional, as its status patches:
 	// no need to read the bound pod back.
-	st, next, _, ctrs := k.statusAt(pod, now, now, ips)
-	upd := shallowCopy(pod)
+	st, next, _, ctrs := k.statusAt(bound, now, now, ips)
+	// Placed: the nomination of an earlier preemption is over.
+	delete(st, "nominatedNodeName")
+	upd := shallowCopy(bound)
 	upmd := shallowCopy(md)
 	delete(upmd, "resourceVersion")
 	upd["metadata"] = upmd
@@ -337,39 +451,12 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 		return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
 	}
 	res.changed, res.next = true, next
-	evs := append([]event.Event{scheduledEvent(pod, now)}, podEvents(pod, nil, ctrs, now)...)
+	evs := append([]event.Event{scheduledEvent(pod, target, now)}, podEvents(bound, nil, ctrs, now)...)
 	return res, k.emit(ctx, c, evs)
 }
 
-// matchesNode reports whether the pod's nodeSelector matches the labels
-// of the Node as stored (the user may have labelled it since it
-// registered); without a Node (a cluster that serves none) the labels the
-// kubelet registers with.
-func (k *Kubelet) matchesNode(ctx context.Context, c cluster.Interface, spec map[string]any) (bool, error) {
-	sel, _ := spec["nodeSelector"].(map[string]any)
-	if len(sel) == 0 {
-		return true, nil
-	}
-	labels := labelsAny(registeredLabels)
-	if _, err := c.Mapper().ResourceFor(nodeGVK); err == nil {
-		node, err := controller.GetShared(ctx, c, nodeGVK, "", NodeName)
-		if err != nil && !cluster.IsNotFound(err) {
-			return false, fmt.Errorf("kubelet: get node %s: %w", NodeName, err)
-		}
-		if err == nil {
-			labels, _ = mapOf(node, "metadata")["labels"].(map[string]any)
-		}
-	}
-	for k, v := range sel {
-		s, _ := v.(string)
-		if got, ok := labels[k].(string); !ok || got != s {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// registeredLabels are the labels the kubelet registers its Node with.
+// registeredLabels are the labels the kubelet registers konverge-node
+// with (another node has its own name as kubernetes.io/hostname).
 var registeredLabels = map[string]string{
 	"kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 	"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
@@ -548,11 +635,15 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	}
 
 	st["phase"] = phase
-	st["hostIP"] = HostIP
-	st["hostIPs"] = []any{map[string]any{"ip": HostIP}}
+	hostIP := k.byName[str(spec, "nodeName")].hostIP
+	if hostIP == "" {
+		hostIP = HostIP
+	}
+	st["hostIP"] = hostIP
+	st["hostIPs"] = []any{map[string]any{"ip": hostIP}}
 	ip := str(old, "podIP")
 	if b, _ := spec["hostNetwork"].(bool); b {
-		ip = HostIP
+		ip = hostIP
 	} else if ip == "" {
 		ip = ips.next()
 	}

@@ -280,3 +280,75 @@ func TestNodeSelectorReadsStoredLabels(t *testing.T) {
 		t.Fatalf("after the label: nodeName %v, want %s", got, kubelet.NodeName)
 	}
 }
+
+// TestProfileNodes registers the nodes of the profile's nodes: list as
+// Node objects and places pods by their requests and taints.
+func TestProfileNodes(t *testing.T) {
+	e := newEnv(t, `
+nodes:
+- name: small
+  zone: z1
+  labels: {disktype: ssd}
+  capacity: {cpu: "1", memory: 2Gi, pods: "5"}
+- name: big
+  taints: [{key: dedicated, value: db, effect: NoSchedule}]
+  capacity: {cpu: "8"}
+  allocatable: {cpu: 7500m}
+`)
+	e.create("apiVersion: v1\nkind: Pod\nmetadata: {name: fits, namespace: default}\nspec:\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]\n")
+	e.create("apiVersion: v1\nkind: Pod\nmetadata: {name: toobig, namespace: default}\nspec:\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"2\"}}}]\n")
+	e.create("apiVersion: v1\nkind: Pod\nmetadata: {name: db, namespace: default}\nspec:\n  tolerations: [{key: dedicated, operator: Exists}]\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"2\"}}}]\n")
+	e.at(time.Minute)
+	nodeGVK := schema.GVK{Version: "v1", Kind: "Node"}
+	small, err := e.st.Get(e.ctx, nodeGVK, "", "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(small, "status.capacity.cpu"); got != "1" {
+		t.Errorf("small's cpu capacity %v", got)
+	}
+	if l, _ := get(small, "metadata.labels").(map[string]any); l["topology.kubernetes.io/zone"] != "z1" || l["disktype"] != "ssd" || l["kubernetes.io/hostname"] != "small" {
+		t.Errorf("small's labels %v", l)
+	}
+	big, err := e.st.Get(e.ctx, nodeGVK, "", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(big, "status.allocatable.cpu"); got != "7500m" {
+		t.Errorf("big's allocatable cpu %v, want 7500m", got)
+	}
+	if got := get(big, "status.addresses.0.address"); got != "172.18.0.3" {
+		t.Errorf("big's address %v", got)
+	}
+	if _, err := e.st.Get(e.ctx, nodeGVK, "", kubelet.NodeName); err == nil {
+		t.Errorf("%s registered beside the profile's nodes", kubelet.NodeName)
+	}
+	for name, want := range map[string]string{"fits": "small", "db": "big"} {
+		p := e.pod(name)
+		if got := get(p, "spec.nodeName"); got != want {
+			t.Errorf("pod %s on %v, want %s", name, got, want)
+		}
+		if got := get(p, "status.phase"); got != "Running" {
+			t.Errorf("pod %s is %v", name, got)
+		}
+	}
+	p := e.pod("toobig")
+	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+	if got := get(p, "status.conditions.0.message"); got != want {
+		t.Errorf("toobig: %v\nwant %s", got, want)
+	}
+}
+
+// TestProfileNodesInvalid: a bad node of the profile is refused with its
+// path.
+func TestProfileNodesInvalid(t *testing.T) {
+	_, err := kubelet.ParseProfile([]byte("nodes:\n- name: a\n- name: a\n  taints: [{key: k, effect: Sometimes}]\n  capacity: {cpu: lots}\n"))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{`nodes[1].name: "a": duplicate`, `nodes[1].taints[0].effect: "Sometimes"`, `nodes[1].capacity.cpu: "lots"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}

@@ -76,6 +76,8 @@ type Profile struct {
 	InitRun *Duration `json:"initRun,omitempty"`
 	Stop    *Duration `json:"stop,omitempty"`
 	Images  []Rule    `json:"images,omitempty"`
+	// Nodes are the nodes of the cluster; none: one node, konverge-node.
+	Nodes []NodeSpec `json:"nodes,omitempty"`
 }
 
 // Rule is the behaviour of the containers it matches.
@@ -162,6 +164,9 @@ func (p *Profile) validate() error {
 				errs = append(errs, fmt.Errorf("images[%d].exit.after: %q is negative", i, r.Exit.After))
 			}
 		}
+	}
+	if err := validateNodes(p.Nodes); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -44,6 +44,25 @@ func (t *txn) bind(binding map[string]any, ns string, o cluster.CreateOptions) (
 		return nil, cluster.NewConflict("pods/binding", name, fmt.Sprintf("pod %s is already assigned to node %q", name, cur))
 	}
 	spec["nodeName"] = node
+	// The PodTopologyLabels admission of kube-apiserver: the node's zone
+	// and region labels are copied onto the pod it is bound to.
+	if nrec, err := t.load(objKey{gk: groupKind{"", "Node"}, name: node}); err == nil && nrec != nil {
+		nmd, _ := nrec.obj["metadata"].(map[string]any)
+		nlabels, _ := nmd["labels"].(map[string]any)
+		for _, key := range []string{"topology.kubernetes.io/zone", "topology.kubernetes.io/region"} {
+			v, ok := nlabels[key].(string)
+			if !ok {
+				continue
+			}
+			md, _ := pod["metadata"].(map[string]any)
+			labels, _ := md["labels"].(map[string]any)
+			if labels == nil {
+				labels = map[string]any{}
+				md["labels"] = labels
+			}
+			labels[key] = v
+		}
+	}
 	status, _ := pod["status"].(map[string]any)
 	if status == nil {
 		status = map[string]any{}

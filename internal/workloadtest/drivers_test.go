@@ -37,6 +37,13 @@ type embedded struct {
 
 func newEmbedded(t testing.TB) *embedded {
 	t.Helper()
+	return newEmbeddedWith(t, nil)
+}
+
+// newEmbeddedWith is newEmbedded with the nodes given (none: the one
+// konverge-node).
+func newEmbeddedWith(t testing.TB, nodes []kubelet.NodeSpec) *embedded {
+	t.Helper()
 	data, err := os.ReadFile("testdata/profile.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +52,7 @@ func newEmbedded(t testing.TB) *embedded {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Nodes = nodes
 	clk := clock.New(clock.Manual, clock.Epoch)
 	st, err := local.Open(t.TempDir(), local.Options{Clock: clk})
 	if err != nil {
@@ -266,7 +274,11 @@ func TestScenarios(t *testing.T) {
 }
 
 func goldenPath(sc *Scenario) string {
-	return filepath.Join("testdata", "scenarios", sc.Name+".golden.json")
+	dir := sc.dir
+	if dir == "" {
+		dir = filepath.Join("testdata", "scenarios")
+	}
+	return filepath.Join(dir, sc.Name+".golden.json")
 }
 
 // check compares got with the golden file (or writes it with -update).

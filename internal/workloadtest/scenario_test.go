@@ -29,6 +29,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/kubelet"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -49,8 +50,15 @@ type Scenario struct {
 	// Volumes compares the PersistentVolumes named "<scenario>-..." too,
 	// the claims' annotations and status, and the Events of the
 	// PersistentVolume binder (those about volumes are in default).
-	Volumes bool   `json:"volumes,omitempty"`
-	Steps   []Step `json:"steps"`
+	Volumes bool `json:"volumes,omitempty"`
+	// Nodes, in the scenarios of testdata/multinode, are the nodes of the
+	// cluster (the simulation profile's nodes:, multinode-kubelet.py's
+	// NODES.json); the pods' nodes, scheduling conditions and the
+	// scheduler's Events are compared too.
+	Nodes []kubelet.NodeSpec `json:"nodes,omitempty"`
+	Steps []Step             `json:"steps"`
+	// dir is the directory of the scenario's file.
+	dir string
 }
 
 // Step is one action and the condition that ends it.
@@ -81,7 +89,12 @@ type Patch struct {
 
 func loadScenarios(t testing.TB) []*Scenario {
 	t.Helper()
-	files, err := filepath.Glob("testdata/scenarios/*.yaml")
+	return loadScenariosIn(t, "testdata/scenarios")
+}
+
+func loadScenariosIn(t testing.TB, dir string) []*Scenario {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +109,7 @@ func loadScenarios(t testing.TB) []*Scenario {
 			t.Fatalf("%s: %v", f, err)
 		}
 		sc.Name = strings.TrimSuffix(filepath.Base(f), ".yaml")
+		sc.dir = dir
 		out = append(out, &sc)
 	}
 	return out
@@ -187,6 +201,11 @@ type recorder struct {
 	// volumes: the binder's Events count, those about the scenario's
 	// volumes too.
 	volumes bool
+	// scheduler: the scheduler's Events count, each text once
+	// (kube-scheduler repeats a FailedScheduling at every retry);
+	// schedulerSaid are the texts recorded.
+	scheduler     bool
+	schedulerSaid map[string]bool
 }
 
 // recordedWatch is one watch of a recorder.
@@ -281,6 +300,9 @@ func (r *recorder) watchEvents(ctx context.Context, t testing.TB, c cluster.Inte
 		if comp == "persistentvolume-controller" {
 			return r.volumes && (ns == scenario || strings.HasPrefix(str(e, "involvedObject", "name"), scenario+"-"))
 		}
+		if comp == "default-scheduler" || str(e, "reportingComponent") == "default-scheduler" {
+			return r.scheduler && ns == scenario
+		}
 		return ns == scenario && workloadComponents[comp]
 	}
 	rw := &recordedWatch{w: w}
@@ -300,8 +322,23 @@ func (r *recorder) watchEvents(ctx context.Context, t testing.TB, c cluster.Inte
 			if count == 0 {
 				count = 1
 			}
+			text := fmt.Sprintf("%s %s %s/%s: %s", str(e, "type"), str(e, "reason"),
+				str(e, "involvedObject", "kind"), str(e, "involvedObject", "name"), uidPattern.ReplaceAllString(str(e, "message"), "<uid>"))
 			r.mu.Lock()
 			rw.taken++
+			if r.scheduler && str(e, "reportingComponent") == "default-scheduler" || str(e, "source", "component") == "default-scheduler" {
+				// The scheduler says the same again at every retry (new
+				// Events on a real cluster): each text counts once.
+				if r.schedulerSaid == nil {
+					r.schedulerSaid = map[string]bool{}
+				}
+				if !r.schedulerSaid[text] {
+					r.schedulerSaid[text] = true
+					r.events = append(r.events, entry{rvOf(e), text})
+				}
+				r.mu.Unlock()
+				continue
+			}
 			for n := r.counts[key]; n < count; n++ {
 				r.events = append(r.events, entry{rvOf(e), fmt.Sprintf("%s %s %s/%s: %s", str(e, "type"), str(e, "reason"),
 					str(e, "involvedObject", "kind"), str(e, "involvedObject", "name"), str(e, "message"))})
@@ -360,7 +397,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 	if _, err := c.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil && !cluster.IsAlreadyExists(err) {
 		t.Fatalf("create namespace: %v", err)
 	}
-	rec := &recorder{volumes: sc.Volumes}
+	rec := &recorder{volumes: sc.Volumes, scheduler: len(sc.Nodes) > 0}
 	rec.start(ctx, t, c, ns)
 	masks := &masker{renames: map[string]string{}, counters: map[string]int{}}
 	out := &Golden{}
@@ -394,7 +431,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 			return true, nil
 		}
 		if err := d.waitFor(ctx, check, timeout); err != nil {
-			snap := snapshot(ctx, t, c, ns, sc.Volumes)
+			snap := snapshot(ctx, t, c, ns, sc.Volumes, len(sc.Nodes) > 0)
 			t.Fatalf("%s: step %s: waiting for %v: %v\nobjects: %s", sc.Name, st.Name, st.Until, err, encode(snap))
 		}
 		if st.Sleep != "" {
@@ -407,7 +444,7 @@ func run(ctx context.Context, t testing.TB, d driver, sc *Scenario) *Golden {
 			}
 		}
 		d.quiet(rec)
-		objs := snapshot(ctx, t, c, ns, sc.Volumes)
+		objs := snapshot(ctx, t, c, ns, sc.Volumes, len(sc.Nodes) > 0)
 		ops, evs := rec.take(&opsFrom, &eventsFrom)
 		masks.learn(rec.seenObjects())
 		res := StepResult{Name: st.Name, Ops: masks.strings(ops), Events: masks.strings(evs), Objects: map[string][]map[string]any{}}
@@ -651,7 +688,7 @@ func rolledOut(o map[string]any) bool {
 
 // snapshot lists the objects of the namespace, reduced to what the
 // controllers decide.
-func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string, volumes bool) map[string][]map[string]any {
+func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string, volumes, scheduled bool) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
 	for _, k := range snapshotKinds {
 		l, err := c.List(ctx, k.gvk, cluster.InNamespace(ns))
@@ -662,6 +699,9 @@ func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string,
 			r := reduce(o)
 			if volumes && k.name == "pvcs" {
 				reduceClaimStatus(o, r)
+			}
+			if scheduled && k.name == "pods" {
+				reduceScheduling(o, r)
 			}
 			out[k.name] = append(out[k.name], r)
 		}
@@ -681,6 +721,26 @@ func snapshot(ctx context.Context, t testing.TB, c cluster.Interface, ns string,
 }
 
 var pvGVK = schema.GVK{Version: "v1", Kind: "PersistentVolume"}
+
+// reduceScheduling adds what the scheduler decides of a pod: its node, a
+// nominated node, and why it waits.
+func reduceScheduling(o, out map[string]any) {
+	if n := str(o, "spec", "nodeName"); n != "" {
+		out["node"] = n
+	}
+	if n := str(o, "status", "nominatedNodeName"); n != "" {
+		out["nominated"] = n
+	}
+	for _, x := range listAt(o, "status.conditions") {
+		m, _ := x.(map[string]any)
+		if m["type"] == "PodScheduled" && m["status"] == "False" {
+			out["unscheduled"] = fmt.Sprintf("%v: %v", m["reason"], m["message"])
+		}
+		if m["type"] == "DisruptionTarget" && m["status"] == "True" {
+			out["disruption"] = fmt.Sprintf("%v: %v", m["reason"], m["message"])
+		}
+	}
+}
 
 // reduceClaimStatus adds what the binder and the pvc-protection
 // controller decide of a claim: its annotations and status.
@@ -805,6 +865,9 @@ type masker struct {
 	order    []string
 	counters map[string]int
 }
+
+// uidPattern is a uid in an Event's message ("Preempted by pod <uid>").
+var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 var safeSuffix = regexp.MustCompile(`^[bcdfghjklmnpqrstvwxz2456789]{5}$`)
 var digits = regexp.MustCompile(`^[0-9]+$`)

@@ -1,0 +1,547 @@
+package scheduler
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/konverge/konverge/selector"
+)
+
+// incoming is the pod being scheduled, with what the filters need of it
+// worked out once.
+type incoming struct {
+	c            *Cluster
+	p            *pod
+	nodeName     string
+	nodeSelector map[string]string
+	required     []any // nodeSelectorTerms; nil: any node
+	hasRequired  bool
+	preferred    []map[string]any
+	tolerations  []map[string]any
+	affinity     []term
+	antiAffinity []term
+	spread       []spreadConstraint
+
+	// Worked out once per Schedule, for the cluster as it is.
+	spreadCounts []map[string]int64
+	podAffinity  *podAffinityState
+}
+
+// term is a pod (anti-)affinity term.
+type term struct {
+	sel         selector.Labels
+	namespaces  map[string]bool // nil: every namespace
+	topologyKey string
+}
+
+func newTerm(t map[string]any, ownNamespace string) term {
+	tm := term{topologyKey: str(t, "topologyKey")}
+	ls, _ := t["labelSelector"].(map[string]any)
+	sel, err := selector.FromLabelSelector(ls)
+	if err != nil {
+		sel = selector.Nothing()
+	}
+	tm.sel = sel
+	nss := listOfStrings(t, "namespaces")
+	nsSel, hasNsSel := t["namespaceSelector"].(map[string]any)
+	switch {
+	case hasNsSel && len(nsSel) == 0:
+		// {} selects every namespace.
+	default:
+		tm.namespaces = map[string]bool{}
+		for _, ns := range nss {
+			tm.namespaces[ns] = true
+		}
+		if len(nss) == 0 && !hasNsSel {
+			tm.namespaces[ownNamespace] = true
+		}
+	}
+	return tm
+}
+
+func (t term) matches(p *pod) bool {
+	if t.namespaces != nil && !t.namespaces[p.namespace] {
+		return false
+	}
+	return t.sel.Matches(p.labels)
+}
+
+type spreadConstraint struct {
+	maxSkew      int64
+	topologyKey  string
+	hard         bool
+	sel          selector.Labels
+	extra        selector.Labels // from matchLabelKeys
+	minDomains   int64
+	honorTaints  bool
+	ignoreAffine bool
+}
+
+func (sc spreadConstraint) matches(labels map[string]string) bool {
+	return sc.sel.Matches(labels) && sc.extra.Matches(labels)
+}
+
+func newIncoming(c *Cluster, p *pod, spec map[string]any) *incoming {
+	in := &incoming{c: c, p: p, nodeName: str(spec, "nodeName"), nodeSelector: stringMap(spec, "nodeSelector")}
+	if req, ok := mapAt(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"); ok {
+		in.hasRequired = true
+		in.required = anyList(req["nodeSelectorTerms"])
+	}
+	in.preferred = listAt(spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
+	in.tolerations = list(spec, "tolerations")
+	for _, t := range listAt(spec, "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution") {
+		in.affinity = append(in.affinity, newTerm(t, p.namespace))
+	}
+	in.antiAffinity = p.antiAffinity
+	for _, sc := range list(spec, "topologySpreadConstraints") {
+		ls, _ := sc["labelSelector"].(map[string]any)
+		sel, err := selector.FromLabelSelector(ls)
+		if err != nil {
+			sel = selector.Nothing()
+		}
+		extraSel := selector.Everything()
+		if keys := listOfStrings(sc, "matchLabelKeys"); len(keys) > 0 {
+			// matchLabelKeys add the incoming pod's values to the selector.
+			var extra []string
+			for _, k := range keys {
+				if v, ok := p.labels[k]; ok {
+					extra = append(extra, k+"="+v)
+				}
+			}
+			if len(extra) > 0 && ls != nil {
+				if more, err := selector.ParseLabels(strings.Join(extra, ",")); err == nil {
+					extraSel = more
+				}
+			}
+		}
+		maxSkew, _ := sc["maxSkew"].(int64)
+		minDomains, _ := sc["minDomains"].(int64)
+		in.spread = append(in.spread, spreadConstraint{
+			maxSkew:      maxSkew,
+			topologyKey:  str(sc, "topologyKey"),
+			hard:         str(sc, "whenUnsatisfiable") != "ScheduleAnyway",
+			sel:          sel,
+			extra:        extraSel,
+			minDomains:   minDomains,
+			honorTaints:  str(sc, "nodeTaintsPolicy") == "Honor",
+			ignoreAffine: str(sc, "nodeAffinityPolicy") == "Ignore",
+		})
+	}
+	return in
+}
+
+// filter runs the filters on n in kube-scheduler's order and returns the
+// first rejection (nil: the pod fits).
+func (in *incoming) filter(n *node) *status {
+	return in.filterWithout(n, nil)
+}
+
+// filterWithout is filter with the pods of gone taken off n (for
+// preemption).
+func (in *incoming) filterWithout(n *node, gone map[string]bool) *status {
+	if in.nodeName != "" && in.nodeName != n.name {
+		return &status{reasons: []string{ReasonNodeName}}
+	}
+	if n.unschedulable && !tolerated(in.tolerations, map[string]any{"key": UnschedulableTaint, "effect": "NoSchedule"}) {
+		return &status{reasons: []string{ReasonUnschedulable}}
+	}
+	for _, t := range n.taints {
+		if e := str(t, "effect"); (e == "NoSchedule" || e == "NoExecute") && !tolerated(in.tolerations, t) {
+			return &status{reasons: []string{ReasonTaints}}
+		}
+	}
+	if !in.nodeAffine(n) {
+		return &status{reasons: []string{ReasonNodeAffinity}}
+	}
+	if st := in.fitsPorts(n, gone); st != nil {
+		return st
+	}
+	if st := in.fitsResources(n, gone); st != nil {
+		return st
+	}
+	if st := in.fitsSpread(n, gone); st != nil {
+		return st
+	}
+	return in.fitsPodAffinity(n, gone)
+}
+
+func (in *incoming) nodeAffine(n *node) bool {
+	for k, v := range in.nodeSelector {
+		if got, ok := n.labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	if !in.hasRequired {
+		return true
+	}
+	for _, t := range in.required {
+		tm, _ := t.(map[string]any)
+		if nodeTermMatches(tm, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeTermMatches reports a node selector term that matches n: all its
+// expressions and fields; a term with neither matches nothing.
+func nodeTermMatches(t map[string]any, n *node) bool {
+	exprs, fields := list(t, "matchExpressions"), list(t, "matchFields")
+	if len(exprs) == 0 && len(fields) == 0 {
+		return false
+	}
+	for _, e := range exprs {
+		v, has := n.labels[str(e, "key")]
+		if !requirementMatches(e, v, has) {
+			return false
+		}
+	}
+	for _, f := range fields {
+		if str(f, "key") != "metadata.name" {
+			return false
+		}
+		if !requirementMatches(f, n.name, true) {
+			return false
+		}
+	}
+	return true
+}
+
+func requirementMatches(e map[string]any, v string, has bool) bool {
+	values := listOfStrings(e, "values")
+	in := func() bool {
+		for _, x := range values {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	}
+	switch str(e, "operator") {
+	case "In":
+		return has && in()
+	case "NotIn":
+		return !has || !in()
+	case "Exists":
+		return has
+	case "DoesNotExist":
+		return !has
+	case "Gt", "Lt":
+		if !has || len(values) != 1 {
+			return false
+		}
+		a, err1 := strconv.ParseInt(v, 10, 64)
+		b, err2 := strconv.ParseInt(values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if str(e, "operator") == "Gt" {
+			return a > b
+		}
+		return a < b
+	}
+	return false
+}
+
+// tolerated reports whether a toleration of the list tolerates taint.
+func tolerated(tolerations []map[string]any, taint map[string]any) bool {
+	for _, t := range tolerations {
+		if tolerates(t, taint) {
+			return true
+		}
+	}
+	return false
+}
+
+func tolerates(t, taint map[string]any) bool {
+	if e := str(t, "effect"); e != "" && e != str(taint, "effect") {
+		return false
+	}
+	key := str(t, "key")
+	op := str(t, "operator")
+	if key == "" {
+		return op == "Exists"
+	}
+	if key != str(taint, "key") {
+		return false
+	}
+	switch op {
+	case "", "Equal":
+		return str(t, "value") == str(taint, "value")
+	case "Exists":
+		return true
+	}
+	return false
+}
+
+func (in *incoming) fitsPorts(n *node, gone map[string]bool) *status {
+	if len(in.p.ports) == 0 {
+		return nil
+	}
+	used := n.ports
+	if len(gone) > 0 {
+		used = map[hostPort]int{}
+		for k, p := range n.pods {
+			if gone[k] {
+				continue
+			}
+			for _, hp := range p.ports {
+				used[hp]++
+			}
+		}
+	}
+	for _, want := range in.p.ports {
+		for hp := range used {
+			if hp.port != want.port || hp.protocol != want.protocol {
+				continue
+			}
+			if hp.ip == want.ip || hp.ip == "0.0.0.0" || want.ip == "0.0.0.0" {
+				return &status{reasons: []string{ReasonNodePorts}, resolvable: true}
+			}
+		}
+	}
+	return nil
+}
+
+func (in *incoming) fitsResources(n *node, gone map[string]bool) *status {
+	requested, count := n.requested, int64(len(n.pods))
+	if len(gone) > 0 {
+		requested = Resources{}
+		count = 0
+		for k, p := range n.pods {
+			if !gone[k] {
+				requested.add(p.req)
+				count++
+			}
+		}
+	}
+	var reasons []string
+	// Preemption cannot help a pod that asks for more than the node has
+	// at all (kube-scheduler's UnschedulableAndUnresolvable).
+	resolvable := true
+	if count+1 > n.allowedPods {
+		reasons = append(reasons, ReasonTooManyPods)
+	}
+	check := func(name string, want, alloc, used int64) {
+		if want > 0 && want > alloc-used {
+			reasons = append(reasons, "Insufficient "+name)
+			if want > alloc {
+				resolvable = false
+			}
+		}
+	}
+	r := in.p.req
+	check("cpu", r.MilliCPU, n.alloc.MilliCPU, requested.MilliCPU)
+	check("memory", r.Memory, n.alloc.Memory, requested.Memory)
+	check("ephemeral-storage", r.EphemeralStorage, n.alloc.EphemeralStorage, requested.EphemeralStorage)
+	for _, name := range sortedKeys(r.Scalar) {
+		check(name, r.Scalar[name], n.alloc.Scalar[name], requested.Scalar[name])
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	return &status{reasons: reasons, resolvable: resolvable}
+}
+
+// fitsSpread checks the hard topology spread constraints.
+func (in *incoming) fitsSpread(n *node, gone map[string]bool) *status {
+	for i, sc := range in.spread {
+		if !sc.hard {
+			continue
+		}
+		domain, ok := n.labels[sc.topologyKey]
+		if !ok {
+			return &status{reasons: []string{ReasonSpreadLabel}}
+		}
+		var counts map[string]int64
+		if gone == nil {
+			if in.spreadCounts == nil {
+				in.spreadCounts = make([]map[string]int64, len(in.spread))
+			}
+			if in.spreadCounts[i] == nil {
+				in.spreadCounts[i] = in.countSpread(sc, nil)
+			}
+			counts = in.spreadCounts[i]
+		} else {
+			counts = in.countSpread(sc, gone)
+		}
+		minMatch := int64(-1)
+		for _, v := range counts {
+			if minMatch < 0 || v < minMatch {
+				minMatch = v
+			}
+		}
+		if minMatch < 0 || int64(len(counts)) < sc.minDomains {
+			minMatch = 0
+		}
+		self := int64(0)
+		if sc.matches(in.p.labels) {
+			self = 1
+		}
+		if counts[domain]+self-minMatch > sc.maxSkew {
+			return &status{reasons: []string{ReasonSpread}, resolvable: true}
+		}
+	}
+	return nil
+}
+
+// countSpread counts the pods a constraint selects in each domain of the
+// nodes it considers (their node affinity and, when asked, taints).
+func (in *incoming) countSpread(sc spreadConstraint, gone map[string]bool) map[string]int64 {
+	counts := map[string]int64{}
+	for _, m := range in.c.nodes {
+		d, ok := m.labels[sc.topologyKey]
+		if !ok {
+			continue
+		}
+		if !sc.ignoreAffine && !in.nodeAffine(m) {
+			continue
+		}
+		if sc.honorTaints && in.untoleratedTaint(m) {
+			continue
+		}
+		if _, seen := counts[d]; !seen {
+			counts[d] = 0
+		}
+		for k, p := range m.pods {
+			if gone[k] || p.deleting || p.namespace != in.p.namespace || !sc.matches(p.labels) {
+				continue
+			}
+			counts[d]++
+		}
+	}
+	return counts
+}
+
+func (in *incoming) untoleratedTaint(n *node) bool {
+	for _, t := range n.taints {
+		if e := str(t, "effect"); (e == "NoSchedule" || e == "NoExecute") && !tolerated(in.tolerations, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// podAffinityState is what InterPodAffinity's filter needs to know of
+// the placed pods: for each of the incoming pod's affinity and
+// anti-affinity terms, the domains (values of its topology key) that
+// hold a pod it selects; and the domains that existing pods' required
+// anti-affinity keeps the incoming pod out of.
+type podAffinityState struct {
+	affinity     []map[string]bool
+	anyMatch     bool
+	antiAffinity []map[string]bool
+	// existing maps a topology key to its forbidden values.
+	existing map[string]map[string]bool
+}
+
+func (in *incoming) affinityState(gone map[string]bool) *podAffinityState {
+	st := &podAffinityState{
+		affinity:     make([]map[string]bool, len(in.affinity)),
+		antiAffinity: make([]map[string]bool, len(in.antiAffinity)),
+		existing:     map[string]map[string]bool{},
+	}
+	domainOf := func(p *pod, key string) (string, bool) {
+		n := in.c.byName[p.node]
+		if n == nil {
+			return "", false
+		}
+		v, ok := n.labels[key]
+		return v, ok
+	}
+	if len(in.affinity) > 0 || len(in.antiAffinity) > 0 {
+		for i := range in.affinity {
+			st.affinity[i] = map[string]bool{}
+		}
+		for i := range in.antiAffinity {
+			st.antiAffinity[i] = map[string]bool{}
+		}
+		for _, p := range in.c.pods {
+			if gone[p.key] {
+				continue
+			}
+			for i, t := range in.affinity {
+				if t.matches(p) {
+					st.anyMatch = true
+					if v, ok := domainOf(p, t.topologyKey); ok {
+						st.affinity[i][v] = true
+					}
+				}
+			}
+			for i, t := range in.antiAffinity {
+				if t.matches(p) {
+					if v, ok := domainOf(p, t.topologyKey); ok {
+						st.antiAffinity[i][v] = true
+					}
+				}
+			}
+		}
+	}
+	for key := range in.c.antiPods {
+		p := in.c.pods[key]
+		if p == nil || gone[key] {
+			continue
+		}
+		for _, t := range p.antiAffinity {
+			if !t.matches(in.p) {
+				continue
+			}
+			if v, ok := domainOf(p, t.topologyKey); ok {
+				if st.existing[t.topologyKey] == nil {
+					st.existing[t.topologyKey] = map[string]bool{}
+				}
+				st.existing[t.topologyKey][v] = true
+			}
+		}
+	}
+	return st
+}
+
+// fitsPodAffinity is InterPodAffinity's filter.
+func (in *incoming) fitsPodAffinity(n *node, gone map[string]bool) *status {
+	if len(in.affinity) == 0 && len(in.antiAffinity) == 0 && len(in.c.antiPods) == 0 {
+		return nil
+	}
+	var st *podAffinityState
+	if gone == nil {
+		if in.podAffinity == nil {
+			in.podAffinity = in.affinityState(nil)
+		}
+		st = in.podAffinity
+	} else {
+		st = in.affinityState(gone)
+	}
+	if len(in.affinity) > 0 {
+		ok := true
+		for i, t := range in.affinity {
+			if v, has := n.labels[t.topologyKey]; !has || !st.affinity[i][v] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			// The first pod of a group that asks to be near its own kind
+			// may go anywhere with the topology labels.
+			self := !st.anyMatch
+			for _, t := range in.affinity {
+				if _, has := n.labels[t.topologyKey]; !has || !t.matches(in.p) {
+					self = false
+				}
+			}
+			if !self {
+				return &status{reasons: []string{ReasonPodAffinity}}
+			}
+		}
+	}
+	for i, t := range in.antiAffinity {
+		if v, has := n.labels[t.topologyKey]; has && st.antiAffinity[i][v] {
+			return &status{reasons: []string{ReasonPodAntiAffinity}, resolvable: true}
+		}
+	}
+	for key, values := range st.existing {
+		if v, has := n.labels[key]; has && values[v] {
+			return &status{reasons: []string{ReasonExistingAntiAffnity}, resolvable: true}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+// Package scheduler decides where the pods of the embedded cluster run,
+// as kube-scheduler's default profile (v1.37) decides: pure functions over
+// the Nodes and the pods already placed, with no I/O.
+//
+// A Cluster holds the nodes and the pods bound to them. Schedule runs the
+// filters of the default profile in kube-scheduler's order (NodeName,
+// NodeUnschedulable, TaintToleration, NodeAffinity with the nodeSelector,
+// NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity), the
+// first that rejects a node giving its reason; scores the nodes that pass
+// (NodeResourcesFit's least-allocated, BalancedAllocation, the
+// PreferNoSchedule taints, preferred node affinity, weighted as the
+// default profile weighs them) and picks the best, the first by name on a
+// tie (kube-scheduler picks one of the best at random). When no node
+// passes, the Decision carries kube-scheduler's message ("0/3 nodes are
+// available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.
+// preemption: ...") and, when evicting pods of a lower priority makes
+// room, the node and the victims, as DefaultPreemption chooses them.
+//
+// Not decided here: volumes (VolumeBinding, VolumeZone, volume limits),
+// the scoring of PodTopologySpread and InterPodAffinity's preferred
+// terms, ImageLocality (the simulated nodes hold no images), namespace
+// selectors of pod affinity terms other than the empty one (all
+// namespaces), and PodDisruptionBudgets in the choice of victims.
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Reasons a node is rejected for, as kube-scheduler words them.
+const (
+	ReasonNodeName            = "node(s) didn't match the requested node name"
+	ReasonUnschedulable       = "node(s) were unschedulable"
+	ReasonTaints              = "node(s) had untolerated taint(s)"
+	ReasonNodeAffinity        = "node(s) didn't match Pod's node affinity/selector"
+	ReasonNodePorts           = "node(s) didn't have free ports for the requested pod ports"
+	ReasonTooManyPods         = "Too many pods"
+	ReasonSpread              = "node(s) didn't match pod topology spread constraints"
+	ReasonSpreadLabel         = ReasonSpread + " (missing required label)"
+	ReasonPodAffinity         = "node(s) didn't match pod affinity rules"
+	ReasonPodAntiAffinity     = "node(s) didn't match pod anti-affinity rules"
+	ReasonExistingAntiAffnity = "node(s) didn't satisfy existing pods anti-affinity rules"
+	reasonNotHelpful          = "Preemption is not helpful for scheduling"
+	reasonNoVictims           = "No preemption victims found for incoming pod"
+)
+
+// UnschedulableTaint is the taint of a cordoned node.
+const UnschedulableTaint = "node.kubernetes.io/unschedulable"
+
+// status is why a node was rejected: its reasons, and whether removing
+// pods could help (kube-scheduler's Unschedulable, as opposed to
+// UnschedulableAndUnresolvable).
+type status struct {
+	reasons    []string
+	resolvable bool
+}
+
+type node struct {
+	name          string
+	labels        map[string]string
+	taints        []map[string]any
+	unschedulable bool
+	alloc         Resources
+	allowedPods   int64
+
+	requested              Resources
+	nonZeroCPU, nonZeroMem int64
+	pods                   map[string]*pod
+	ports                  map[hostPort]int
+}
+
+type hostPort struct {
+	ip, protocol string
+	port         int64
+}
+
+type pod struct {
+	key, namespace, name, node string
+	uid                        string
+	labels                     map[string]string
+	req                        Resources
+	nonZeroCPU, nonZeroMem     int64
+	ports                      []hostPort
+	priority                   int64
+	// antiAffinity are the pod's required anti-affinity terms, which
+	// keep other pods away from it.
+	antiAffinity []term
+	deleting     bool
+	start        string
+}
+
+// Cluster is the nodes and the pods placed on them.
+type Cluster struct {
+	nodes  []*node // by name
+	byName map[string]*node
+	pods   map[string]*pod
+	// antiPods are the keys of the pods with required anti-affinity.
+	antiPods map[string]bool
+}
+
+// New returns a Cluster of the Node objects given (pods are added with
+// SetPod).
+func New(nodes []map[string]any) *Cluster {
+	c := &Cluster{byName: map[string]*node{}, pods: map[string]*pod{}, antiPods: map[string]bool{}}
+	for _, obj := range nodes {
+		md, _ := obj["metadata"].(map[string]any)
+		n := &node{
+			name:          str(md, "name"),
+			labels:        stringMap(md, "labels"),
+			unschedulable: boolAt(obj, "spec", "unschedulable"),
+			pods:          map[string]*pod{},
+			ports:         map[hostPort]int{},
+		}
+		if n.name == "" || c.byName[n.name] != nil {
+			continue
+		}
+		for _, t := range listAt(obj, "spec", "taints") {
+			n.taints = append(n.taints, t)
+		}
+		alloc, ok := mapAt(obj, "status", "allocatable")
+		if !ok {
+			alloc, _ = mapAt(obj, "status", "capacity")
+		}
+		n.alloc, n.allowedPods = parseResources(alloc)
+		c.nodes = append(c.nodes, n)
+		c.byName[n.name] = n
+	}
+	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].name < c.nodes[j].name })
+	return c
+}
+
+// Nodes returns the names of the nodes, in order.
+func (c *Cluster) Nodes() []string {
+	out := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = n.name
+	}
+	return out
+}
+
+// HasNode reports whether the cluster has a node of that name.
+func (c *Cluster) HasNode(name string) bool { return c.byName[name] != nil }
+
+func podKey(namespace, name string) string { return namespace + "/" + name }
+
+// SetPod records a pod as it now is: bound to a node of the cluster and
+// not finished, it holds its requests and ports there (a terminating pod
+// too, until it is gone); otherwise it holds nothing.
+func (c *Cluster) SetPod(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	key := podKey(str(md, "namespace"), str(md, "name"))
+	c.remove(key)
+	spec, _ := obj["spec"].(map[string]any)
+	nodeName := str(spec, "nodeName")
+	n := c.byName[nodeName]
+	if n == nil {
+		return
+	}
+	switch phase := strAt(obj, "status", "phase"); phase {
+	case "Succeeded", "Failed":
+		return
+	}
+	p := newPod(obj)
+	p.node = nodeName
+	c.pods[key] = p
+	n.pods[key] = p
+	if len(p.antiAffinity) > 0 {
+		c.antiPods[key] = true
+	}
+	n.requested.add(p.req)
+	n.nonZeroCPU += p.nonZeroCPU
+	n.nonZeroMem += p.nonZeroMem
+	for _, hp := range p.ports {
+		n.ports[hp]++
+	}
+}
+
+// Holds reports whether a pod holds resources on a node.
+func (c *Cluster) Holds(namespace, name string) bool { return c.pods[podKey(namespace, name)] != nil }
+
+// RemovePod forgets a pod (deleted).
+func (c *Cluster) RemovePod(namespace, name string) { c.remove(podKey(namespace, name)) }
+
+func (c *Cluster) remove(key string) {
+	p := c.pods[key]
+	if p == nil {
+		return
+	}
+	delete(c.pods, key)
+	delete(c.antiPods, key)
+	n := c.byName[p.node]
+	if n == nil {
+		return
+	}
+	delete(n.pods, key)
+	n.requested.sub(p.req)
+	n.nonZeroCPU -= p.nonZeroCPU
+	n.nonZeroMem -= p.nonZeroMem
+	for _, hp := range p.ports {
+		if n.ports[hp]--; n.ports[hp] <= 0 {
+			delete(n.ports, hp)
+		}
+	}
+}
+
+func newPod(obj map[string]any) *pod {
+	md, _ := obj["metadata"].(map[string]any)
+	spec, _ := obj["spec"].(map[string]any)
+	p := &pod{
+		namespace: str(md, "namespace"),
+		name:      str(md, "name"),
+		uid:       str(md, "uid"),
+		labels:    stringMap(md, "labels"),
+		deleting:  str(md, "deletionTimestamp") != "",
+		start:     strAt(obj, "status", "startTime"),
+	}
+	p.key = podKey(p.namespace, p.name)
+	p.req, p.nonZeroCPU, p.nonZeroMem = podRequests(spec)
+	p.ports = podPorts(spec)
+	if v, ok := spec["priority"].(int64); ok {
+		p.priority = v
+	}
+	for _, t := range listAt(spec, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution") {
+		p.antiAffinity = append(p.antiAffinity, newTerm(t, p.namespace))
+	}
+	return p
+}
+
+// podPorts are the host ports a pod's containers ask for.
+func podPorts(spec map[string]any) []hostPort {
+	var out []hostPort
+	for _, field := range []string{"initContainers", "containers"} {
+		for _, c := range list(spec, field) {
+			if field == "initContainers" && str(c, "restartPolicy") != "Always" {
+				continue
+			}
+			for _, p := range list(c, "ports") {
+				hp, _ := p["hostPort"].(int64)
+				if hp <= 0 {
+					continue
+				}
+				proto := str(p, "protocol")
+				if proto == "" {
+					proto = "TCP"
+				}
+				ip := str(p, "hostIP")
+				if ip == "" {
+					ip = "0.0.0.0"
+				}
+				out = append(out, hostPort{ip: ip, protocol: proto, port: hp})
+			}
+		}
+	}
+	return out
+}
+
+// Decision is where a pod goes, or why it cannot go anywhere.
+type Decision struct {
+	// Node is the node chosen; empty when none fits.
+	Node string
+	// Message is kube-scheduler's FailedScheduling message when no node
+	// fits.
+	Message string
+	// NominatedNode and Victims are set when preempting the Victims
+	// (namespace/name, lowest priority first) makes room on
+	// NominatedNode.
+	NominatedNode string
+	Victims       []string
+}
+
+// Schedule decides where pod goes.
+func (c *Cluster) Schedule(obj map[string]any) Decision {
+	if len(c.nodes) == 0 {
+		return Decision{Message: "no nodes available to schedule pods"}
+	}
+	p := newPod(obj)
+	spec, _ := obj["spec"].(map[string]any)
+	in := newIncoming(c, p, spec)
+	statuses := make([]*status, len(c.nodes))
+	var feasible []*node
+	for i, n := range c.nodes {
+		if st := in.filter(n); st != nil {
+			statuses[i] = st
+			continue
+		}
+		feasible = append(feasible, n)
+	}
+	if len(feasible) > 0 {
+		return Decision{Node: in.best(feasible).name}
+	}
+	msg := fitError(len(c.nodes), statuses, "")
+	d := Decision{}
+	post := c.preempt(in, spec, statuses, &d)
+	return Decision{Message: msg + " " + post, NominatedNode: d.NominatedNode, Victims: d.Victims}
+}
+
+// fitError is kube-scheduler's "0/N nodes are available: ..." message:
+// the reasons counted over the nodes, sorted; a nil status counts as
+// absent, with absent's reason when given.
+func fitError(total int, statuses []*status, absent string) string {
+	counts := map[string]int{}
+	for _, st := range statuses {
+		if st == nil {
+			if absent != "" {
+				counts[absent]++
+			}
+			continue
+		}
+		for _, r := range st.reasons {
+			counts[r]++
+		}
+	}
+	var parts []string
+	for r, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(parts)
+	msg := fmt.Sprintf("0/%d nodes are available:", total)
+	if len(parts) > 0 {
+		msg += " " + strings.Join(parts, ", ") + "."
+	}
+	return msg
+}
