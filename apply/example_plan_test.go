@@ -149,3 +149,52 @@ func ExampleIgnoreRule() {
 	// deployment.apps/web unchanged drift: false
 	// replicas: 5
 }
+
+// A sync loop keeps one Planner that remembers: the second plan of an
+// unchanged input against unchanged live objects takes the changes of
+// the first instead of computing them again.
+func ExamplePlanner_WithMemory() {
+	live := map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{
+			"name": "settings", "namespace": "default",
+			"uid": "1b4c5d40-0000-4000-8000-000000000002", "resourceVersion": "7",
+			"annotations": map[string]any{
+				"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"v1","data":{"color":"blue"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"settings","namespace":"default"}}` + "\n",
+			},
+		},
+		"data": map[string]any{"color": "red"},
+	}
+	config := map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "settings"},
+		"data":     map[string]any{"color": "blue"},
+	}
+	snap := apply.NewSnapshot(live)
+	planner := apply.NewPlanner(snap, kinds.NewMapper(kinds.Builtin(), schema.Builtin()), apply.Options{}).WithMemory()
+	for round := 1; round <= 3; round++ {
+		if round == 3 {
+			// The live object moves: a new resourceVersion, planned again.
+			moved := map[string]any{}
+			for k, v := range live {
+				moved[k] = v
+			}
+			md := map[string]any{}
+			for k, v := range live["metadata"].(map[string]any) {
+				md[k] = v
+			}
+			md["resourceVersion"] = "8"
+			moved["metadata"], moved["data"] = md, map[string]any{"color": "blue"}
+			snap.Set(moved)
+		}
+		p, err := planner.Plan(context.Background(), apply.Objects(config))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(round, p.Changes[0], "drift:", p.Changes[0].Drift)
+	}
+	// Output:
+	// 1 configmap/settings configured drift: true
+	// 2 configmap/settings configured drift: true
+	// 3 configmap/settings unchanged drift: false
+}

@@ -52,6 +52,10 @@ type item struct {
 	// crd is the CustomResourceDefinition of the input that defines the
 	// kind, when the API did not serve the kind before the apply.
 	crd *inputCRD
+	// digest is config's digest, for a Planner with memory (memo.go):
+	// digested once computed, digestOK when config could be digested.
+	digest             uint64
+	digested, digestOK bool
 }
 
 func (it *item) isSecret() bool    { return it.ref.Group == "" && it.ref.Kind == "Secret" }
@@ -80,6 +84,12 @@ type objectKey struct{ group, kind, namespace, name string }
 // and the problems of the others in errs; err is a problem of the input as
 // a whole.
 func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.ApplySet, errs *errorList) ([]*item, error) {
+	return prepareKnown(objs, m, opts, set, errs, nil)
+}
+
+// prepareKnown is prepare that does not validate the items known reports
+// (a Planner's memory holds them as they are, validated before).
+func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.ApplySet, errs *errorList, known func(*item) bool) ([]*item, error) {
 	var sel *selector.Labels
 	if opts.Selector != "" {
 		s, err := selector.ParseLabels(opts.Selector)
@@ -122,7 +132,11 @@ func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.
 	if !opts.ServerSide {
 		// A server-side apply is checked by the server, as kubectl leaves
 		// it (the errors of the typed merge are the server's).
-		parallel(len(ok), func(i int) { verrs[i] = validateItem(ok[i]) })
+		parallel(len(ok), func(i int) {
+			if known == nil || !known(ok[i]) {
+				verrs[i] = validateItem(ok[i])
+			}
+		})
 	}
 	valid := ok[:0]
 	for i, it := range ok {

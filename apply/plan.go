@@ -187,6 +187,7 @@ type Planner struct {
 	src  LiveSource
 	m    cluster.Mapper
 	opts Options
+	memo *planMemo // WithMemory
 }
 
 // NewPlanner returns a Planner that reads live objects from src and
@@ -238,8 +239,14 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		}
 		r.set = set
 	}
+	var known func(*item) bool
+	if p.memo != nil {
+		p.memo.mu.Lock()
+		defer p.memo.mu.Unlock()
+		known = p.memo.known
+	}
 	var errs errorList
-	items, err := prepare(objs, m, p.opts, r.set, &errs)
+	items, err := prepareKnown(objs, m, p.opts, r.set, &errs, known)
 	if err != nil {
 		return nil, err
 	}
@@ -251,29 +258,48 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 			r.set.AddMember(it.res, it.ref.Namespace)
 		}
 	}
-	plans := r.readAndPlan(ctx, rd, items, p.opts.concurrency())
+	var plans []plan
+	var reused []bool
+	if p.memo != nil {
+		plans, reused = r.readAndPlanMemo(ctx, rd, items, p.opts.concurrency(), p.memo)
+	} else {
+		plans = r.readAndPlan(ctx, rd, items, p.opts.concurrency())
+	}
 	r.crSchemas = crSchemas(ctx, rd, items)
 	st := &planState{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
 	out := &Plan{st: st}
-	slots := make([]*Change, len(objs))
-	for _, pl := range plans {
+	slots := make([]Change, len(objs))
+	filled := make([]bool, len(objs))
+	for i, pl := range plans {
 		if pl.err != nil {
 			errs.add(pl.it, pl.err)
 			continue
 		}
-		c, err := r.change(pl)
-		if err != nil {
+		var c Change
+		if reused != nil && reused[i] {
+			c = p.memo.remembered(pl.it)
+		} else if c, err = r.change(pl); err != nil {
 			errs.add(pl.it, err)
 			continue
 		}
 		st.fixed[pl.it.key()] = pl
-		slots[pl.it.idx] = &c
+		slots[pl.it.idx], filled[pl.it.idx] = c, true
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	for _, c := range slots {
-		if c != nil {
+	if p.memo != nil {
+		changes := make([]*Change, len(plans))
+		for i, pl := range plans {
+			if filled[pl.it.idx] {
+				changes[i] = &slots[pl.it.idx]
+			}
+		}
+		p.memo.update(plans, reused, changes, r.crSchemas)
+	}
+	out.Changes = make([]Change, 0, len(objs))
+	for i, c := range slots {
+		if filled[i] {
 			out.Changes = append(out.Changes, c.Masked())
 		}
 	}

@@ -150,18 +150,31 @@ func (s *Snapshot) List(_ context.Context, gvk schema.GVK, opts ...cluster.ListO
 	out := &cluster.List{}
 	for _, ok := range order {
 		obj := s.byKey[pick[ok]]
-		if !labels.Matches(objref.Labels(obj)) || !fields.Matches(obj) {
+		if (!labels.Empty() && !labels.Matches(objref.Labels(obj))) || (!fields.Empty() && !fields.Matches(obj)) {
 			continue
 		}
 		out.Items = append(out.Items, obj)
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(out.Items, func(a, b cluster.Object) int {
-		if c := strings.Compare(objref.Namespace(a), objref.Namespace(b)); c != 0 {
+	// order holds each kind's keys as they were set: sort the keys, not
+	// the objects, which would look up their names at every comparison.
+	idx := make([]int, len(out.Items))
+	names := make([]objectKey, len(out.Items))
+	for i, obj := range out.Items {
+		idx[i] = i
+		names[i] = objectKey{namespace: objref.Namespace(obj), name: objref.Name(obj)}
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := strings.Compare(names[a].namespace, names[b].namespace); c != 0 {
 			return c
 		}
-		return strings.Compare(objref.Name(a), objref.Name(b))
+		return strings.Compare(names[a].name, names[b].name)
 	})
+	sorted := make([]cluster.Object, len(idx))
+	for i, j := range idx {
+		sorted[i] = out.Items[j]
+	}
+	out.Items = sorted
 	return out, nil
 }
 

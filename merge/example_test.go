@@ -94,3 +94,23 @@ func ExampleThreeWayJSONMerge() {
 	// {"spec":{"colors":["red","blue"],"size":null}}
 	// {"spec":{"colors":["red","blue"],"owner":"controller"}}
 }
+
+// The same merge on JSON documents, as they come from files and from the
+// API server: the patch and the object it leaves, as JSON.
+func ExampleThreeWayJSON() {
+	deployment := schema.Builtin().Lookup(schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"})
+
+	lastApplied := []byte(`{"spec":{"minReadySeconds":5,"template":{"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}`)
+	config := []byte(`{"spec":{"template":{"spec":{"containers":[{"image":"nginx:1.16.1","name":"nginx"}]}}}}`)
+	live := []byte(`{"spec":{"minReadySeconds":5,"replicas":2,"template":{"spec":{"containers":[{"image":"nginx:1.14.2","imagePullPolicy":"IfNotPresent","name":"nginx"}]}}}}`)
+
+	patch, result, err := merge.ThreeWayJSON(lastApplied, config, live, deployment, merge.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(patch))
+	fmt.Println(string(result))
+	// Output:
+	// {"spec":{"minReadySeconds":null,"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"image":"nginx:1.16.1","name":"nginx"}]}}}}
+	// {"spec":{"replicas":2,"template":{"spec":{"containers":[{"image":"nginx:1.16.1","imagePullPolicy":"IfNotPresent","name":"nginx"}]}}}}
+}

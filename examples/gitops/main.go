@@ -1,6 +1,8 @@
 // Command gitops is a minimal GitOps sync loop written on konverge's
 // library. Each round loads a directory of manifests, plans them against
-// the cluster, applies the plan when something drifted, and waits until
+// the cluster (with a Planner that remembers its last plan, so that an
+// object whose manifest and live object did not move is not planned
+// again), applies the plan when something drifted, and waits until
 // every object is healthy. Between rounds it plays the rest of the world:
 // an autoscaler scales the Deployment, and someone edits its image by
 // hand. An ignore rule leaves the autoscaler's replicas alone; the edit is
@@ -48,6 +50,16 @@ type syncer struct {
 	driver wait.Driver
 	opts   apply.Options
 	out    io.Writer
+	// planner remembers its last plan: an object whose manifest and live
+	// object did not move since gets the change planned then, so a
+	// round costs what changed.
+	planner *apply.Planner
+}
+
+func newSyncer(dir string, c *local.Store, driver wait.Driver, out io.Writer) *syncer {
+	opts := options()
+	return &syncer{dir: dir, c: c, driver: driver, opts: opts, out: out,
+		planner: apply.NewPlanner(c, c.Mapper(), opts).WithMemory()}
 }
 
 // options are the loop's apply options: every object a member of the
@@ -74,8 +86,7 @@ func (s *syncer) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a := apply.New(s.c, s.opts)
-	plan, err := a.Plan(ctx, objs)
+	plan, err := s.planner.Plan(ctx, objs)
 	if err != nil {
 		return err
 	}
@@ -91,7 +102,7 @@ func (s *syncer) sync(ctx context.Context) error {
 		}
 		fmt.Fprintf(s.out, "plan: %s, drift at %v\n", c, c.Paths)
 	}
-	results, err := a.ApplyPlan(ctx, plan)
+	results, err := apply.New(s.c, s.opts).ApplyPlan(ctx, plan)
 	if err != nil {
 		return err
 	}
@@ -131,7 +142,7 @@ func run(ctx context.Context, out io.Writer, dir string) error {
 	}
 	defer st.Close()
 	runner := sim.New(st, clk, sim.Controllers(kubelet.DefaultProfile())...)
-	s := &syncer{dir: dir, c: st, driver: runner, opts: options(), out: out}
+	s := newSyncer(dir, st, runner, out)
 
 	step := func(title string) { fmt.Fprintf(out, "\n# %s\n", title) }
 	step("first sync")
