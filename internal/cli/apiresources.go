@@ -22,7 +22,7 @@ func newAPIResourcesCmd(g *Globals) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "api-resources",
-		Short: "Print the supported API resources on the server",
+		Short: "List the resource types the cluster serves",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)

@@ -48,7 +48,7 @@ func init() {
 func NewApplyCmd(o *ApplyOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
-		Short: "Apply a configuration to a resource by file name or stdin",
+		Short: "Create or update objects to match manifest files",
 		Long: `Apply a configuration to a resource by file name or stdin, as kubectl apply does:
 objects that do not exist are created, the others patched with the three-way merge
 between their last-applied configuration, the file and the live object.
@@ -69,17 +69,17 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	o.FilenameFlags.AddFlags(f, "to apply.")
 	dryRunFlag(f, &o.DryRun)
 	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
-	f.BoolVar(&o.Overwrite, "overwrite", true, "Automatically resolve conflicts between the modified and live configuration by using values from the modified configuration")
+	f.BoolVar(&o.Overwrite, "overwrite", true, "On a patch conflict, keep the values of the manifest over the live ones")
 	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
-	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
-	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
-	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
-	f.StringVar(&o.Subresource, "subresource", "", "If specified, apply will operate on the subresource of the requested object.  Only allowed when using --server-side.")
+	f.BoolVar(&o.Force, "force", false, "Delete at once, skipping graceful termination; pods may go on running on their node, so this asks for confirmation.")
+	f.BoolVar(&o.ServerSide, "server-side", false, "Let the API server merge the manifest (server-side apply) instead of computing the patch here.")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --server-side, take over the fields other managers own instead of failing on the conflict.")
+	f.StringVar(&o.Subresource, "subresource", "", "Apply to this subresource (status, scale...) of the objects; needs --server-side.")
 	validateFlag(f, &o.Validate)
-	f.BoolVar(&o.Prune, "prune", false, "Automatically delete resource objects, that do not appear in the configs and are created by either apply or create --save-config. Should be used with either -l or --all.")
+	f.BoolVar(&o.Prune, "prune", false, "Delete the objects that an earlier apply (or create --save-config) made and the manifests no longer hold; give -l or --all to say which.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types.")
-	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace.")
+	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "The kinds --prune may delete, as group/version/kind (repeatable), instead of its default list")
 	f.IntVar(&o.Concurrency, "concurrency", apply.DefaultConcurrency, "Requests in flight at once on a real cluster (reads, dry runs, writes, deletions).")
 	f.StringVar(&o.ApplySet, "applyset", "", "The name of the ApplySet that tracks which resources are being managed, for the purposes of determining what to prune. Live resources that are part of the ApplySet but have been removed from the provided configs will be deleted. Format: [RESOURCE][.GROUP]/NAME. A Secret will be used if no resource or group is specified.")
 	return cmd

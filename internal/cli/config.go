@@ -27,7 +27,7 @@ func init() {
 func newConfigCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config SUBCOMMAND",
-		Short: "Modify kubeconfig files",
+		Short: "Read and change kubeconfig files",
 		Long: `Modify kubeconfig files using subcommands like "konverge config use-context my-context".
 
 The loading order follows these rules:
@@ -56,7 +56,7 @@ func newConfigViewCmd(g *Globals) *cobra.Command {
 	var minify, raw, flatten bool
 	cmd := &cobra.Command{
 		Use:   "view",
-		Short: "Display merged kubeconfig settings or a specified kubeconfig file",
+		Short: "Print the kubeconfig in use (merged) or one file",
 		Long: `Display merged kubeconfig settings or a specified kubeconfig file.
 
 You can use --output jsonpath={...} to extract specific values using a jsonpath expression.`,
@@ -117,9 +117,9 @@ You can use --output jsonpath={...} to extract specific values using a jsonpath 
 	}
 	pf.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
 	fs := cmd.Flags()
-	fs.BoolVar(&raw, "raw", false, "Display raw byte data and sensitive data")
-	fs.BoolVar(&flatten, "flatten", false, "Flatten the resulting kubeconfig file into self-contained output (useful for creating portable kubeconfig files)")
-	fs.BoolVar(&minify, "minify", false, "Remove all information not used by current-context from the output")
+	fs.BoolVar(&raw, "raw", false, "Print credentials and certificate data as they are instead of hiding them")
+	fs.BoolVar(&flatten, "flatten", false, "Inline the files the kubeconfig points to, so the output stands alone")
+	fs.BoolVar(&minify, "minify", false, "Print only what the current context uses")
 	return cmd
 }
 
@@ -128,7 +128,7 @@ func newConfigGetContextsCmd(g *Globals) *cobra.Command {
 	var noHeaders bool
 	cmd := &cobra.Command{
 		Use:     "get-contexts [(-o|--output=)name)]",
-		Short:   "Describe one or many contexts",
+		Short:   "List the contexts of the kubeconfig",
 		Example: "  # List all the contexts in your kubeconfig file\n  konverge config get-contexts\n\n  # Describe one context in your kubeconfig file\n  konverge config get-contexts my-context",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
@@ -176,15 +176,15 @@ func newConfigGetContextsCmd(g *Globals) *cobra.Command {
 			return reportErrors(g.ErrOut, errs)
 		},
 	}
-	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format. One of: (name).")
+	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "Leave out the header row of tables and custom columns.")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Print only the names (name), instead of the table.")
 	return cmd
 }
 
 func newConfigCurrentContextCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "current-context",
-		Short:   "Display the current-context",
+		Short:   "Print the name of the current context",
 		Example: "  # Display the current-context\n  konverge config current-context",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -206,7 +206,7 @@ func newConfigUseContextCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "use-context CONTEXT_NAME",
 		Aliases: []string{"use"},
-		Short:   "Set the current-context in a kubeconfig file",
+		Short:   "Make a context the current one in the kubeconfig",
 		Example: "  # Use the context for the minikube cluster\n  konverge config use-context minikube",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)

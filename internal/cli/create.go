@@ -45,7 +45,7 @@ func init() {
 func NewCreateCmd(o *WriteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create -f FILENAME",
-		Short: "Create a resource from a file or from stdin",
+		Short: "Create objects from manifest files or standard input",
 		Long: `Create a resource from a file or from stdin, as kubectl create does.
 
 JSON and YAML formats are accepted. An object that exists already is an error.
@@ -67,7 +67,7 @@ On the embedded cluster the objects are created all or none.`,
 func NewReplaceCmd(o *WriteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replace -f FILENAME",
-		Short: "Replace a resource by file name or stdin",
+		Short: "Replace objects with those of manifest files or standard input",
 		Long: `Replace a resource by file name or stdin, as kubectl replace does: the object
 is replaced as a whole by the file's version. It must exist.
 
@@ -88,7 +88,7 @@ replaced all or none.`,
 func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	f := cmd.Flags()
 	o.FilenameFlags.AddFlags(f, usage)
-	f.BoolVar(&o.SaveConfig, "save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
+	f.BoolVar(&o.SaveConfig, "save-config", false, "Write the object into its last-applied annotation, so that a later apply can compute its changes; without it the annotation is left as it is.")
 	dryRunFlag(f, &o.DryRun)
 	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
 	manager := managerCreate

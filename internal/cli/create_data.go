@@ -27,7 +27,7 @@ func newCreateNamespaceCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "namespace NAME [--dry-run=server|client|none]",
 		Aliases: []string{"ns"},
-		Short:   "Create a namespace with the specified name",
+		Short:   "Create a namespace",
 		Example: "  # Create a new namespace named my-namespace\n  konverge create namespace my-namespace",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
@@ -51,7 +51,7 @@ func newCreateServiceAccountCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "serviceaccount NAME [--dry-run=server|client|none]",
 		Aliases: []string{"sa"},
-		Short:   "Create a service account with the specified name",
+		Short:   "Create a service account",
 		Example: "  # Create a new service account named my-service-account\n  konverge create serviceaccount my-service-account",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
@@ -87,9 +87,9 @@ type dataSources struct {
 func (d *dataSources) addFlags(cmd *cobra.Command, what string) {
 	fs := cmd.Flags()
 	if what == "configmap" {
-		fs.StringSliceVar(&d.files, "from-file", nil, "Key file can be specified using its file path, in which case file basename will be used as configmap key, or optionally with a key and file path, in which case the given key will be used.  Specifying a directory will iterate each named file in the directory whose basename is a valid configmap key.")
+		fs.StringSliceVar(&d.files, "from-file", nil, "A file whose content becomes a key (named after the file, or KEY=PATH to name it); a directory adds each of its files whose name is a valid key.")
 	} else {
-		fs.StringSliceVar(&d.files, "from-file", nil, "Key files can be specified using their file path, in which case a default name will be given to them, or optionally with a name and file path, in which case the given name will be used.  Specifying a directory will iterate each named file in the directory that is a valid secret key.")
+		fs.StringSliceVar(&d.files, "from-file", nil, "A file whose content becomes a key (named after the file, or KEY=PATH to name it); a directory adds each of its files whose name is a valid key.")
 	}
 	fs.StringArrayVar(&d.literals, "from-literal", nil, "Specify a key and literal value to insert in "+what+" (i.e. mykey=somevalue)")
 	fs.StringSliceVar(&d.envFiles, "from-env-file", nil, "Specify the path to a file to read lines of key=val pairs to create a "+what+".")
@@ -262,7 +262,7 @@ func newCreateConfigMapCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "configmap NAME [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
 		Aliases: []string{"cm"},
-		Short:   "Create a config map from a local file, directory or literal value",
+		Short:   "Create a config map from files, directories or literal values",
 		Example: `  # Create a new config map named my-config with key1=config1 and key2=config2
   konverge create configmap my-config --from-literal=key1=config1 --from-literal=key2=config2
 
@@ -337,7 +337,7 @@ func newCreateConfigMapCmd(g *Globals) *cobra.Command {
 func newCreateSecretCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secret (docker-registry | generic | tls)",
-		Short: "Create a secret using a specified subcommand",
+		Short: "Create a secret of one of the kinds below",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
@@ -376,7 +376,7 @@ func newCreateSecretGenericCmd(g *Globals) *cobra.Command {
 	var typ string
 	cmd := &cobra.Command{
 		Use:   "generic NAME [--type=string] [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
-		Short: "Create a secret from a local file, directory, or literal value",
+		Short: "Create a secret from files, directories or literal values",
 		Example: `  # Create a new secret named my-secret with key1=supersecret and key2=topsecret
   konverge create secret generic my-secret --from-literal=key1=supersecret --from-literal=key2=topsecret`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -412,6 +412,6 @@ func newCreateSecretGenericCmd(g *Globals) *cobra.Command {
 	}
 	f.addFlags(cmd, managerCreate)
 	d.addFlags(cmd, "secret")
-	cmd.Flags().StringVar(&typ, "type", "", "The type of secret to create")
+	cmd.Flags().StringVar(&typ, "type", "", "The secret's type field (Opaque when not given)")
 	return cmd
 }

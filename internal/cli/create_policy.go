@@ -57,15 +57,15 @@ type roleFlags struct {
 
 func (r *roleFlags) addFlags(cmd *cobra.Command, cluster bool) {
 	fs := cmd.Flags()
-	fs.StringSliceVar(&r.verbs, "verb", nil, "Verb that applies to the resources contained in the rule")
+	fs.StringSliceVar(&r.verbs, "verb", nil, "An action the rule allows on its resources (get, list, watch, ...)")
 	if cluster {
 		fs.StringSliceVar(&r.nonResourceURLs, "non-resource-url", nil, "A partial url that user should have access to.")
 	}
-	fs.StringSliceVar(&r.resources, "resource", nil, "Resource that the rule applies to")
-	fs.StringArrayVar(&r.resourceNames, "resource-name", nil, "Resource in the white list that the rule applies to, repeat this flag for multiple items")
+	fs.StringSliceVar(&r.resources, "resource", nil, "A resource type the rule covers (resource.group/subresource)")
+	fs.StringArrayVar(&r.resourceNames, "resource-name", nil, "Limit the rule to objects of this name (repeatable)")
 	if cluster {
 		r.aggregation = map[string]string{}
-		fs.Var(newMapStringString(&r.aggregation), "aggregation-rule", "An aggregation label selector for combining ClusterRoles.")
+		fs.Var(newMapStringString(&r.aggregation), "aggregation-rule", "Labels of the cluster roles whose rules this one gathers (key=value,...).")
 	}
 }
 
@@ -200,7 +200,7 @@ func newCreateRoleCmd(g *Globals) *cobra.Command {
 	var r roleFlags
 	cmd := &cobra.Command{
 		Use:   "role NAME --verb=verb --resource=resource.group/subresource [--resource-name=resourcename] [--dry-run=server|client|none]",
-		Short: "Create a role with single rule",
+		Short: "Create a role with one rule",
 		Example: `  # Create a role named "pod-reader" that allows user to perform "get", "watch" and "list" on pods
   konverge create role pod-reader --verb=get --verb=list --verb=watch --resource=pods`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -252,7 +252,7 @@ func newCreateClusterRoleCmd(g *Globals) *cobra.Command {
 	var r roleFlags
 	cmd := &cobra.Command{
 		Use:   "clusterrole NAME --verb=verb --resource=resource.group [--resource-name=resourcename] [--dry-run=server|client|none]",
-		Short: "Create a cluster role",
+		Short: "Create a cluster-wide role",
 		Example: `  # Create a cluster role named "pod-reader" that allows user to perform "get", "watch" and "list" on pods
   konverge create clusterrole pod-reader --verb=get,list,watch --resource=pods
 
@@ -363,7 +363,7 @@ func newCreateRoleBindingCmd(g *Globals) *cobra.Command {
 	var role, clusterRole string
 	cmd := &cobra.Command{
 		Use:   "rolebinding NAME --clusterrole=NAME|--role=NAME [--user=username] [--group=groupname] [--serviceaccount=namespace:serviceaccountname] [--dry-run=server|client|none]",
-		Short: "Create a role binding for a particular role or cluster role",
+		Short: "Grant a role or cluster role within a namespace",
 		Example: `  # Create a role binding for user1, user2, and group1 using the admin cluster role
   konverge create rolebinding admin --clusterrole=admin --user=user1 --user=user2 --group=group1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -390,8 +390,8 @@ func newCreateRoleBindingCmd(g *Globals) *cobra.Command {
 		},
 	}
 	f.addFlags(cmd, managerCreate)
-	cmd.Flags().StringVar(&clusterRole, "clusterrole", "", "ClusterRole this RoleBinding should reference")
-	cmd.Flags().StringVar(&role, "role", "", "Role this RoleBinding should reference")
+	cmd.Flags().StringVar(&clusterRole, "clusterrole", "", "The cluster role the binding grants")
+	cmd.Flags().StringVar(&role, "role", "", "The role the binding grants")
 	s.addFlags(cmd, "role")
 	return cmd
 }
@@ -402,7 +402,7 @@ func newCreateClusterRoleBindingCmd(g *Globals) *cobra.Command {
 	var clusterRole string
 	cmd := &cobra.Command{
 		Use:   "clusterrolebinding NAME --clusterrole=NAME [--user=username] [--group=groupname] [--serviceaccount=namespace:serviceaccountname] [--dry-run=server|client|none]",
-		Short: "Create a cluster role binding for a particular cluster role",
+		Short: "Grant a cluster role in every namespace",
 		Example: `  # Create a cluster role binding for user1, user2, and group1 using the cluster-admin cluster role
   konverge create clusterrolebinding cluster-admin --clusterrole=cluster-admin --user=user1 --user=user2 --group=group1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -423,7 +423,7 @@ func newCreateClusterRoleBindingCmd(g *Globals) *cobra.Command {
 		},
 	}
 	f.addFlags(cmd, managerCreate)
-	cmd.Flags().StringVar(&clusterRole, "clusterrole", "", "ClusterRole this ClusterRoleBinding should reference")
+	cmd.Flags().StringVar(&clusterRole, "clusterrole", "", "The cluster role the binding grants")
 	_ = cmd.MarkFlagRequired("clusterrole")
 	s.addFlags(cmd, "clusterrole")
 	return cmd
@@ -437,7 +437,7 @@ func newCreatePriorityClassCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "priorityclass NAME --value=VALUE --global-default=BOOL [--dry-run=server|client|none]",
 		Aliases: []string{"pc"},
-		Short:   "Create a priority class with the specified name",
+		Short:   "Create a priority class",
 		Example: `  # Create a priority class named high-priority
   konverge create priorityclass high-priority --value=1000 --description="high priority"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -457,7 +457,7 @@ func newCreatePriorityClassCmd(g *Globals) *cobra.Command {
 	}
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
-	fs.Int32Var(&val, "value", 0, "the value of this priority class.")
+	fs.Int32Var(&val, "value", 0, "The priority pods of this class get.")
 	fs.BoolVar(&globalDefault, "global-default", false, "global-default specifies whether this PriorityClass should be considered as the default priority.")
 	fs.StringVar(&description, "description", "", "description is an arbitrary string that usually provides guidelines on when this priority class should be used.")
 	fs.StringVar(&preemption, "preemption-policy", "PreemptLowerPriority", "preemption-policy is the policy for preempting pods with lower priority.")
@@ -470,7 +470,7 @@ func newCreateQuotaCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "quota NAME [--hard=key1=value1,key2=value2] [--scopes=Scope1,Scope2] [--dry-run=server|client|none]",
 		Aliases: []string{"resourcequota"},
-		Short:   "Create a quota with the specified name",
+		Short:   "Create a resource quota",
 		Example: `  # Create a new resource quota named my-quota
   konverge create quota my-quota --hard=cpu=1,memory=1G,pods=2,services=3,replicationcontrollers=2,resourcequotas=1,secrets=5,persistentvolumeclaims=10`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -509,8 +509,8 @@ func newCreateQuotaCmd(g *Globals) *cobra.Command {
 		},
 	}
 	f.addFlags(cmd, managerCreate)
-	cmd.Flags().StringVar(&hard, "hard", "", "A comma-delimited set of resource=quantity pairs that define a hard limit.")
-	cmd.Flags().StringVar(&scopes, "scopes", "", "A comma-delimited set of quota scopes that must all match each object tracked by the quota.")
+	cmd.Flags().StringVar(&hard, "hard", "", "The limits, as resource=quantity pairs separated by commas.")
+	cmd.Flags().StringVar(&scopes, "scopes", "", "Scopes (comma-separated) an object must match, all of them, to count against the quota.")
 	return cmd
 }
 
@@ -520,7 +520,7 @@ func newCreatePDBCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "poddisruptionbudget NAME --selector=SELECTOR --min-available=N [--dry-run=server|client|none]",
 		Aliases: []string{"pdb"},
-		Short:   "Create a pod disruption budget with the specified name",
+		Short:   "Create a pod disruption budget",
 		Example: `  # Create a pod disruption budget named my-pdb that will select all pods with the app=rails label
   # and require at least one of them being available at any point in time
   konverge create poddisruptionbudget my-pdb --selector=app=rails --min-available=1`,
@@ -580,7 +580,7 @@ func newCreateIngressCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "ingress NAME --rule=host/path=service:port[,tls[=secret]] ",
 		Aliases: []string{"ing"},
-		Short:   "Create an ingress with the specified name",
+		Short:   "Create an ingress",
 		Example: `  # Create a single ingress called 'simple' that directs requests to foo.com/bar to svc
   # svc1:8080 with a TLS secret "my-cert"
   konverge create ingress simple --rule="foo.com/bar=svc1:8080,tls=my-cert"`,
@@ -627,10 +627,10 @@ func newCreateIngressCmd(g *Globals) *cobra.Command {
 	}
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
-	fs.StringVar(&class, "class", "", "Ingress Class to be used")
-	fs.StringArrayVar(&rules, "rule", nil, "Rule in format host/path=service:port[,tls=secretname]. Paths containing the leading character '*' are considered pathType=Prefix. tls argument is optional.")
+	fs.StringVar(&class, "class", "", "The ingress class that serves the ingress")
+	fs.StringArrayVar(&rules, "rule", nil, "A rule host/path=service:port, optionally followed by ,tls or ,tls=SECRET; a path ending in * is a Prefix path.")
 	fs.StringVar(&defaultBackend, "default-backend", "", "Default service for backend, in format of svcname:port")
-	fs.StringArrayVar(&annotations, "annotation", nil, "Annotation to insert in the ingress object, in the format annotation=value")
+	fs.StringArrayVar(&annotations, "annotation", nil, "An annotation of the ingress, as key=value (repeatable)")
 	return cmd
 }
 

@@ -65,9 +65,9 @@ func newCreateSecretTLSCmd(g *Globals) *cobra.Command {
 	}
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
-	fs.StringVar(&cert, "cert", "", "Path to PEM encoded public key certificate.")
-	fs.StringVar(&key, "key", "", "Path to private key associated with given certificate.")
-	fs.BoolVar(&appendHash, "append-hash", false, "Append a hash of the secret to its name.")
+	fs.StringVar(&cert, "cert", "", "The certificate file (PEM).")
+	fs.StringVar(&key, "key", "", "The file of the certificate's private key (PEM).")
+	fs.BoolVar(&appendHash, "append-hash", false, "Add a hash of the content to the name, so that a change makes a new secret.")
 	return cmd
 }
 
@@ -91,7 +91,7 @@ func newCreateSecretDockerCmd(g *Globals) *cobra.Command {
 	var appendHash bool
 	cmd := &cobra.Command{
 		Use:     "docker-registry NAME --docker-username=user --docker-password=password --docker-email=email [--docker-server=string] [--from-file=[key=]source] [--dry-run=server|client|none]",
-		Short:   "Create a secret for use with a Docker registry",
+		Short:   "Create a secret that holds registry credentials",
 		Example: "  # Create a new secret for use with registry.example.com\n  konverge create secret docker-registry my-secret --docker-server=registry.example.com --docker-username=bot --docker-password=PASSWORD --docker-email=bot@example.com",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
@@ -139,9 +139,9 @@ func newCreateSecretDockerCmd(g *Globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&user, "docker-username", "", "Username for Docker registry authentication")
 	fs.StringVar(&password, "docker-password", "", "Password for Docker registry authentication")
-	fs.StringVar(&email, "docker-email", "", "Email for Docker registry")
-	fs.StringVar(&server, "docker-server", "https://index.docker.io/v1/", "Server location for Docker registry")
-	fs.BoolVar(&appendHash, "append-hash", false, "Append a hash of the secret to its name.")
+	fs.StringVar(&email, "docker-email", "", "The e-mail address for the registry")
+	fs.StringVar(&server, "docker-server", "https://index.docker.io/v1/", "The registry's address")
+	fs.BoolVar(&appendHash, "append-hash", false, "Add a hash of the content to the name, so that a change makes a new secret.")
 	fs.StringSliceVar(&files, "from-file", nil, "Key files can be specified using their file path, in which case a default name will be given to them, or optionally with a name and file path, in which case the given name will be used.  Specifying a directory will iterate each named file in the directory that is a valid secret key. For this command, the key should always be .dockerconfigjson.")
 	return cmd
 }

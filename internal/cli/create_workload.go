@@ -29,7 +29,7 @@ func newCreateDeploymentCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "deployment NAME --image=image -- [COMMAND] [args...]",
 		Aliases: []string{"deploy"},
-		Short:   "Create a deployment with the specified name",
+		Short:   "Create a deployment",
 		Example: `  # Create a deployment named my-dep that runs the busybox image
   konverge create deployment my-dep --image=busybox
 
@@ -75,10 +75,10 @@ func newCreateDeploymentCmd(g *Globals) *cobra.Command {
 	}
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
-	fs.StringSliceVar(&images, "image", nil, "Image names to run. A deployment can have multiple images set for multi-container pod.")
+	fs.StringSliceVar(&images, "image", nil, "An image to run, one container per --image (repeatable).")
 	_ = cmd.MarkFlagRequired("image")
-	fs.Int32Var(&port, "port", -1, "The containerPort that this deployment exposes.")
-	fs.Int32VarP(&replicas, "replicas", "r", 1, "Number of replicas to create. Default is 1.")
+	fs.Int32Var(&port, "port", -1, "The container port to declare.")
+	fs.Int32VarP(&replicas, "replicas", "r", 1, "How many pods the deployment keeps.")
 	return cmd
 }
 
@@ -103,7 +103,7 @@ func newCreateJobCmd(g *Globals) *cobra.Command {
 	var image, from string
 	cmd := &cobra.Command{
 		Use:   "job NAME --image=image [--from=cronjob/name] -- [COMMAND] [args...]",
-		Short: "Create a job with the specified name",
+		Short: "Create a job",
 		Example: `  # Create a job
   konverge create job my-job --image=busybox
 
@@ -161,7 +161,7 @@ func newCreateJobCmd(g *Globals) *cobra.Command {
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
 	fs.StringVar(&image, "image", "", "Image name to run.")
-	fs.StringVar(&from, "from", "", "The name of the resource to create a Job from (only CronJob is supported).")
+	fs.StringVar(&from, "from", "", "Make the job from this cron job's template (cronjob/NAME).")
 	return cmd
 }
 
@@ -205,7 +205,7 @@ func newCreateCronJobCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "cronjob NAME --image=image --schedule='0/5 * * * ?' -- [COMMAND] [args...]",
 		Aliases: []string{"cj"},
-		Short:   "Create a cron job with the specified name",
+		Short:   "Create a cron job",
 		Example: `  # Create a cron job
   konverge create cronjob my-job --image=busybox --schedule="*/1 * * * *"
 
@@ -245,9 +245,9 @@ func newCreateCronJobCmd(g *Globals) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&image, "image", "", "Image name to run.")
 	_ = cmd.MarkFlagRequired("image")
-	fs.StringVar(&schedule, "schedule", "", "A schedule in the Cron format the job should be run with.")
+	fs.StringVar(&schedule, "schedule", "", "When to start a job, in cron syntax (\"*/5 * * * *\").")
 	_ = cmd.MarkFlagRequired("schedule")
-	fs.StringVar(&restart, "restart", "", "job's restart policy. supported values: OnFailure, Never")
+	fs.StringVar(&restart, "restart", "", "What the job's pods do when a container exits: OnFailure or Never.")
 	return cmd
 }
 
@@ -255,7 +255,7 @@ func newCreateServiceCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "service",
 		Aliases: []string{"svc"},
-		Short:   "Create a service using a specified subcommand",
+		Short:   "Create a service of one of the types below",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
@@ -314,12 +314,12 @@ func newCreateServiceTypeCmd(g *Globals, typ corev1.ServiceType) *cobra.Command 
 	}
 	f.addFlags(cmd, managerCreate)
 	fs := cmd.Flags()
-	fs.StringSliceVar(&tcp, "tcp", nil, "Port pairs can be specified as '<port>:<targetPort>'.")
+	fs.StringSliceVar(&tcp, "tcp", nil, "A port, or port:targetPort (repeatable).")
 	switch typ {
 	case corev1.ServiceTypeClusterIP:
 		fs.StringVar(&clusterIP, "clusterip", "", "Assign your own ClusterIP or set to 'None' for a 'headless' service (no loadbalancing).")
 	case corev1.ServiceTypeNodePort:
-		fs.IntVar(&nodePort, "node-port", 0, "Port used to expose the service on each node in a cluster.")
+		fs.IntVar(&nodePort, "node-port", 0, "The port to open on every node.")
 	case corev1.ServiceTypeExternalName:
 		fs.StringVar(&externalName, "external-name", "", "External name of service")
 		_ = cmd.MarkFlagRequired("external-name")

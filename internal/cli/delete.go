@@ -44,7 +44,7 @@ func init() {
 func NewDeleteCmd(o *DeleteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)])",
-		Short: "Delete resources by file names, stdin, resources and names, or by resources and label selector",
+		Short: "Delete objects named on the command line, in files or by label",
 		Long: `Delete resources by file names, stdin, resources and names, or by resources and label selector.
 
 JSON and YAML formats are accepted. Only one type of argument may be specified: file names,
@@ -66,16 +66,16 @@ resources and names, or resources and label selector.`,
 	f := cmd.Flags()
 	o.FilenameFlags.AddFlags(f, "containing the resource to delete.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVar(&o.All, "all", false, "Delete all resources, in the namespace of the specified resource types.")
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	f.BoolVar(&o.All, "all", false, "Delete every object of the given types in the namespace.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Look in every namespace (the current one and --namespace are ignored).")
 	f.StringVar(&o.Cascade, "cascade", "background", `Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background.`)
 	f.Lookup("cascade").NoOptDefVal = "background"
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat \"resource not found\" as a successful delete. Defaults to \"true\" when --all is specified.")
 	dryRunFlag(f, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output mode. Use \"-o name\" for shorter output (resource/name).")
-	f.IntVar(&o.GracePeriod, "grace-period", -1, "Period of time in seconds given to the resource to terminate gracefully. Ignored if negative. Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).")
-	f.BoolVar(&o.Now, "now", false, "If true, resources are signaled for immediate shutdown (same as --grace-period=1).")
-	f.BoolVar(&o.Force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
+	f.StringVarP(&o.Output, "output", "o", "", "With name, print only TYPE/NAME of each deleted object.")
+	f.IntVar(&o.GracePeriod, "grace-period", -1, "Seconds the objects get to shut down (negative: their own default; 1: at once; 0 only with --force).")
+	f.BoolVar(&o.Now, "now", false, "Shut the objects down at once, as --grace-period=1.")
+	f.BoolVar(&o.Force, "force", false, "Delete at once, skipping graceful termination; pods may go on running on their node, so this asks for confirmation.")
 	f.BoolVar(&o.Wait, "wait", true, "If true, wait for resources to be gone before returning. Accepted for compatibility: the embedded cluster deletes synchronously.")
 	return cmd
 }

@@ -36,7 +36,7 @@ type DescribeOptions struct {
 func NewDescribeCmd(o *DescribeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe (TYPE[.VERSION][.GROUP] [NAME_PREFIX | -l label] | TYPE[.VERSION][.GROUP]/NAME)",
-		Short: "Show details of a specific resource or group of resources",
+		Short: "Print a detailed, readable account of objects and their events",
 		Long: `Show details of a specific resource or group of resources, as kubectl describe does,
 with the events about each object. "describe TYPE NAME_PREFIX" describes the object named
 NAME_PREFIX, or else every object whose name starts with it.`,
@@ -50,7 +50,7 @@ NAME_PREFIX, or else every object whose name starts with it.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Look in every namespace (the current one and --namespace are ignored).")
 	f.BoolVar(&o.ShowEvents, "show-events", true, "If true, display events related to the described object.")
 	return cmd
 }

@@ -42,7 +42,7 @@ func init() {
 func NewDiffCmd(o *DiffOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff -f FILENAME",
-		Short: "Diff the live version against a would-be applied version",
+		Short: "Show what applying the manifests would change",
 		Long: `Diff configurations specified by file name or stdin between the current online
 configuration, and the configuration as it would be if applied.
 
@@ -71,11 +71,11 @@ konverge or the diff program failed.`,
 	f.BoolVar(&o.ShowSecret, "show-secret", false, "If true, include Secret data values in diff output.")
 	f.BoolVar(&o.ShowManagedFields, "show-managed-fields", false, "If true, include managed fields in the diff.")
 	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
-	f.BoolVar(&o.ServerSide, "server-side", false, "If true, apply runs in the server instead of the client.")
-	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
-	f.BoolVar(&o.Prune, "prune", false, "Include resources that would be deleted by pruning. Can be used with -l and default shows all resources would be pruned")
+	f.BoolVar(&o.ServerSide, "server-side", false, "Let the API server merge the manifest (server-side apply) instead of computing the patch here.")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --server-side, take over the fields other managers own instead of failing on the conflict.")
+	f.BoolVar(&o.Prune, "prune", false, "Also show the objects --prune would delete (with -l, those it selects).")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "Overwrite the default allowlist with <group/version/kind> for --prune")
+	f.StringArrayVar(&o.PruneAllowlist, "prune-allowlist", nil, "The kinds --prune may delete, as group/version/kind (repeatable), instead of its default list")
 	f.StringVar(&o.ApplySet, "applyset", "", "The ApplySet the objects were applied with (apply --applyset): they are diffed as its members, and with --prune its members that left the input show as deletions. Not in kubectl.")
 	f.IntVar(&o.Concurrency, "concurrency", apply.DefaultConcurrency, "Requests in flight at once on a real cluster.")
 	return cmd

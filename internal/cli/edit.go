@@ -39,7 +39,7 @@ type EditOptions struct {
 func NewEditCmd(o *EditOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edit (RESOURCE/NAME | -f FILENAME)",
-		Short: "Edit a resource on the server",
+		Short: "Change objects in an editor",
 		Long: `Edit a resource from the default editor: $KUBE_EDITOR, else $EDITOR, else vi.
 The object is written to a temporary file as YAML (or JSON with -o json); when the editor
 exits, what was changed is sent as a patch, as kubectl edit does. Nothing is held while

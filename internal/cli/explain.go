@@ -39,7 +39,7 @@ func newExplainCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:                   "explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Get documentation for a resource",
+		Short:                 "Describe the fields of a resource type",
 		Long: `Describe fields and structure of various resources.
 
 This command describes the fields associated with each supported API resource.
@@ -100,7 +100,7 @@ Use "konverge api-resources" for a complete list of supported resources.`,
 	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "Print the fields of fields. Use --max-depth to cap the recursion depth.")
 	cmd.Flags().StringVar(&o.apiVersion, "api-version", "", "Get different explanations for particular API version (API group/version)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "plaintext", "Format in which to render the schema (plaintext)")
-	cmd.Flags().IntVar(&o.maxDepth, "max-depth", 0, "Maximum recursion depth when printing nested fields with --recursive. 0 means no limit. Requires --recursive when greater than 0.")
+	cmd.Flags().IntVar(&o.maxDepth, "max-depth", 0, "With --recursive, how many levels of fields to print (0: all).")
 	return cmd
 }
 

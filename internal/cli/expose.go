@@ -28,7 +28,7 @@ func newExposeCmd(g *Globals) *cobra.Command {
 	var protocol, port, typ, lbIP, selector, labels, targetPort, externalIP, name, affinity, clusterIP, overrides string
 	cmd := &cobra.Command{
 		Use:   "expose (-f FILENAME | TYPE NAME) [--port=port] [--protocol=TCP|UDP|SCTP] [--target-port=number-or-name] [--name=name] [--external-ip=external-ip-of-service] [--type=type]",
-		Short: "Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service",
+		Short: "Make a service that sends traffic to the pods of a workload, service or pod",
 		Long: `Expose a resource as a new Kubernetes service, as kubectl expose does.
 
 Looks up a deployment, service, replica set, replication controller or pod by name and uses the selector
@@ -122,13 +122,13 @@ for that resource as the selector for a new service on the specified port.`,
 	fs.StringVar(&typ, "type", "", "Type for this service: ClusterIP, NodePort, LoadBalancer, or ExternalName. Default is 'ClusterIP'.")
 	fs.StringVar(&lbIP, "load-balancer-ip", "", "IP to assign to the LoadBalancer. If empty, an ephemeral IP will be created and used (cloud-provider specific).")
 	fs.StringVar(&selector, "selector", "", "A label selector to use for this service. Only equality-based selector requirements are supported. If empty (the default) infer the selector from the resource being exposed.")
-	fs.StringVarP(&labels, "labels", "l", "", "Labels to apply to the service created by this call.")
+	fs.StringVarP(&labels, "labels", "l", "", "Labels of the new service (key=value,...).")
 	fs.StringVar(&targetPort, "target-port", "", "Name or number for the port on the container that the service should direct traffic to. Optional.")
 	fs.StringVar(&externalIP, "external-ip", "", "Additional external IP address (not managed by Kubernetes) to accept for the service. If this IP is routed to a node, the service can be accessed by this IP in addition to its generated service IP.")
 	fs.StringVar(&name, "name", "", "The name for the newly created object.")
 	fs.StringVar(&affinity, "session-affinity", "", "If non-empty, set the session affinity for the service to this; legal values: 'None', 'ClientIP'")
 	fs.StringVar(&clusterIP, "cluster-ip", "", "ClusterIP to be assigned to the service. Leave empty to auto-allocate, or set to 'None' to create a headless service.")
-	fs.StringVar(&overrides, "overrides", "", "An inline JSON override for the generated object. If this is non-empty, it is used to override the generated object. Requires that the object supply a valid apiVersion field.")
+	fs.StringVar(&overrides, "overrides", "", "JSON to merge over the generated object before it is sent; it must carry an apiVersion.")
 	return cmd
 }
 

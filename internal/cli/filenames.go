@@ -34,8 +34,8 @@ type FilenameFlags struct {
 // contain the configurations " as kubectl's help does.
 func (f *FilenameFlags) AddFlags(fs *pflag.FlagSet, usage string) {
 	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "The files that contain the configurations "+usage)
-	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Process the directory used in -f, --filename recursively. Useful when you want to manage related manifests organized within the same directory.")
-	fs.StringVarP(&f.Kustomize, "kustomize", "k", "", "Process the kustomization directory. This flag can't be used together with -f or -R.")
+	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories of -f and their subdirectories.")
+	fs.StringVarP(&f.Kustomize, "kustomize", "k", "", "Build a kustomization directory and use its objects (not with -f or -R).")
 }
 
 // given reports whether -f or -k was given.

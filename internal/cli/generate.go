@@ -52,7 +52,7 @@ func (f *generatorFlags) addFlags(cmd *cobra.Command, manager string) {
 	}
 	fs := cmd.Flags()
 	f.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
-	fs.BoolVar(&f.SaveConfig, "save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
+	fs.BoolVar(&f.SaveConfig, "save-config", false, "Write the object into its last-applied annotation, so that a later apply can compute its changes; without it the annotation is left as it is.")
 	validateFlag(fs, &f.Validate)
 	dryRunFlag(fs, &f.DryRun)
 	fieldManagerFlag(fs, &f.FieldManager, manager)

@@ -44,7 +44,7 @@ type GetOptions struct {
 func NewGetCmd(o *GetOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file|custom-columns|custom-columns-file|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
-		Short: "Display one or many resources",
+		Short: "List objects, or print them in a chosen format",
 		Long: `Display one or many resources, as kubectl get does: a table with kubectl's columns for
 the kind (-o wide adds more; a custom resource gets its CRD's printer columns), or the
 objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
@@ -65,13 +65,13 @@ objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide, kyaml).")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to get from a server.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, supports '=', '==', and '!='.(e.g. --field-selector key1=value1,key2=value2). The server only supports a limited number of field queries per type.")
-	f.StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort list types using this field specification.  The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'). The field in the API resource specified by this JSONPath expression must be an integer or a string.")
-	f.StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
-	f.BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column)")
-	f.BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
-	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers (default print headers).")
+	f.StringVar(&o.FieldSelector, "field-selector", "", "Keep only objects whose fields match, e.g. status.phase=Running,spec.nodeName!=n1 (=, == and !=; each kind allows a few fields).")
+	f.StringVar(&o.SortBy, "sort-by", "", "Order the list by the value at this JSONPath, e.g. '{.metadata.name}' (numbers, strings or quantities).")
+	f.StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Add a column with the value of each of these labels (comma-separated or repeated).")
+	f.BoolVar(&o.ShowLabels, "show-labels", false, "Add a LABELS column with every label of the object.")
+	f.BoolVar(&o.ShowKind, "show-kind", false, "Print names as TYPE/NAME even when one type is listed.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Look in every namespace (the current one and --namespace are ignored).")
+	f.BoolVar(&o.NoHeaders, "no-headers", false, "Leave out the header row of tables and custom columns.")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist. Using this flag with commands that query for collections of resources has no effect when no resources are found.")
 	subresourceFlag(f, &o.Subresource, "If specified, gets the subresource of the requested object.")
 	o.watchOpts.addFlags(f)

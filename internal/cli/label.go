@@ -62,7 +62,7 @@ func NewLabelCmd(o *LabelOptions) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Overwrite, "overwrite", false, "If true, allow "+o.field+" to be overwritten, otherwise reject "+o.field+" updates that overwrite existing "+o.field+".")
-	f.BoolVar(&o.All, "all", false, "Select all resources, in the namespace of the specified resource types")
+	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update the "+o.field)

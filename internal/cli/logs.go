@@ -47,7 +47,7 @@ func newLogsCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:                   "logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Print the logs for a container in a pod",
+		Short:                 "Print what a container of a pod wrote to its output",
 		Long: `Print the logs for a container in a pod or specified resource. If the pod has
 only one container, the container name is optional.
 
@@ -71,14 +71,14 @@ standard error that there is no output.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.container, "container", "c", "", "Print the logs of this container")
-	f.BoolVar(&o.allContainers, "all-containers", false, "Get all containers' logs in the pod(s).")
-	f.StringVarP(&o.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVarP(&o.follow, "follow", "f", false, "Specify if the logs should be streamed.")
-	f.BoolVarP(&o.previous, "previous", "p", false, "If true, print the logs for the previous instance of the container in a pod if it exists.")
-	f.Int64Var(&o.tail, "tail", -1, "Lines of recent log file to display. Defaults to -1 with no selector, showing all log lines otherwise 10, if a selector is provided.")
-	f.BoolVar(&o.timestamps, "timestamps", false, "Include timestamps on each line in the log output")
-	f.BoolVar(&o.prefix, "prefix", false, "Prefix each log line with the log source (pod name and container name)")
+	f.StringVarP(&o.container, "container", "c", "", "The container whose output to print")
+	f.BoolVar(&o.allContainers, "all-containers", false, "Print the output of every container of the pods.")
+	f.StringVarP(&o.selector, "selector", "l", "", "Keep only objects whose labels match every condition, e.g. app=web,tier in (front,back),!canary.")
+	f.BoolVarP(&o.follow, "follow", "f", false, "Keep printing what the container writes.")
+	f.BoolVarP(&o.previous, "previous", "p", false, "Print the output of the container's previous run (before its last restart).")
+	f.Int64Var(&o.tail, "tail", -1, "How many of the last lines to print (default: all, or 10 with a selector).")
+	f.BoolVar(&o.timestamps, "timestamps", false, "Start each line with the time it was written")
+	f.BoolVar(&o.prefix, "prefix", false, "Start each line with [pod/NAME/CONTAINER]")
 	f.IntVar(&o.maxLogRequests, "max-log-requests", 5, "Specify maximum number of concurrent logs to follow when using by a selector. Defaults to 5.")
 	return cmd
 }

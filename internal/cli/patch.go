@@ -39,7 +39,7 @@ type PatchOptions struct {
 func NewPatchCmd(o *PatchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE]",
-		Short: "Update fields of a resource",
+		Short: "Change fields of objects with a patch",
 		Long: `Update fields of a resource using a strategic merge patch (the default; built-in kinds
 only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
 		Example: `  konverge patch deployment nginx-deployment -p '{"spec":{"replicas":2}}'
@@ -50,8 +50,8 @@ only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Patch, "patch", "p", "", "The patch to be applied to the resource JSON file.")
-	f.StringVar(&o.PatchFile, "patch-file", "", "A file containing a patch to be applied to the resource.")
+	f.StringVarP(&o.Patch, "patch", "p", "", "The patch, as JSON or YAML.")
+	f.StringVar(&o.PatchFile, "patch-file", "", "Read the patch from this file.")
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")

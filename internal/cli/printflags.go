@@ -24,7 +24,7 @@ func (p *PrintFlags) AddFlags(cmd *cobra.Command, usage string) {
 	f := cmd.Flags()
 	f.StringVarP(&p.Output, "output", "o", "", usage)
 	f.StringVar(&p.Template, "template", "", "Template string or path to template file to use when -o=go-template, -o=go-template-file. The template format is golang templates [http://golang.org/pkg/text/template/#pkg-overview].")
-	f.BoolVar(&p.AllowMissingKeys, "allow-missing-template-keys", true, "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.")
+	f.BoolVar(&p.AllowMissingKeys, "allow-missing-template-keys", true, "For go-template and jsonpath output, print nothing for a missing field instead of failing.")
 	f.BoolVar(&p.ShowManagedFields, "show-managed-fields", false, "If true, keep the managedFields when printing objects in JSON or YAML format.")
 }
 

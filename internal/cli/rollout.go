@@ -35,7 +35,7 @@ func init() {
 func NewRolloutCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout SUBCOMMAND",
-		Short: "Manage the rollout of a resource",
+		Short: "Follow, pause, resume, restart or undo rollouts",
 		Long: `Manage the rollout of one or many Deployments, as kubectl rollout does.
 
 On the embedded cluster, waiting commands (rollout status) fast-forward the
@@ -124,7 +124,7 @@ func newRolloutStatusCmd(g *Globals) *cobra.Command {
 	o := &RolloutStatusOptions{Globals: g, Watch: true}
 	cmd := &cobra.Command{
 		Use:   "status (TYPE NAME | TYPE/NAME) [flags]",
-		Short: "Show the status of the rollout",
+		Short: "Wait for a rollout and report its progress",
 		Long: `Show the status of the rollout of a Deployment, StatefulSet or DaemonSet, as kubectl
 rollout status does: it prints a line each time the state of the rollout changes, until it
 has finished.
@@ -141,8 +141,8 @@ error rather than wait forever.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.Watch, "watch", "w", o.Watch, "Watch the status of the rollout until it's done.")
-	f.Int64Var(&o.Revision, "revision", 0, "Pin to a specific revision for showing its status. Defaults to 0 (last revision).")
+	f.BoolVarP(&o.Watch, "watch", "w", o.Watch, "Keep reporting until the rollout is finished.")
+	f.Int64Var(&o.Revision, "revision", 0, "Report on this revision (0: the latest).")
 	f.DurationVar(&o.Timeout, "timeout", 0, "The length of cluster time to wait before ending watch, zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
 	return cmd
@@ -256,7 +256,7 @@ func newRolloutHistoryCmd(g *Globals) *cobra.Command {
 	var sel string
 	cmd := &cobra.Command{
 		Use:   "history (TYPE NAME | TYPE/NAME) [flags]",
-		Short: "View rollout history",
+		Short: "List the revisions of a workload",
 		Long:  `View previous rollout revisions and configurations, as kubectl rollout history does.`,
 		Example: `  konverge rollout history deployment/nginx-deployment
   konverge rollout history deployment/nginx-deployment --revision=3`,
@@ -265,7 +265,7 @@ func newRolloutHistoryCmd(g *Globals) *cobra.Command {
 			return runRolloutHistory(cmd.Context(), g, args, revision, sel)
 		},
 	}
-	cmd.Flags().Int64Var(&revision, "revision", 0, "See the details, including podTemplate of the revision specified")
+	cmd.Flags().Int64Var(&revision, "revision", 0, "Print the pod template of this revision")
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
 	return cmd
 }
@@ -394,7 +394,7 @@ func newRolloutUndoCmd(g *Globals) *cobra.Command {
 	var sel string
 	cmd := &cobra.Command{
 		Use:   "undo (TYPE NAME | TYPE/NAME) [flags]",
-		Short: "Undo a previous rollout",
+		Short: "Go back to an earlier revision",
 		Long: `Roll back to a previous rollout, as kubectl rollout undo does: the Deployment's pod
 template becomes that of the revision (default: the previous one), and the
 controller rolls it out as a new revision.`,
@@ -405,7 +405,7 @@ controller rolls it out as a new revision.`,
 			return runRolloutUndo(cmd.Context(), g, args, toRevision, sel)
 		},
 	}
-	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
+	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to go back to (0: the one before the current).")
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
 	return cmd
 }

@@ -32,7 +32,7 @@ func newRunCmd(g *Globals) *cobra.Command {
 	var command, expose, privileged, stdin, tty, attach, rm bool
 	cmd := &cobra.Command{
 		Use:   `run NAME --image=image [--env="key=value"] [--port=port] [--dry-run=server|client] [--overrides=inline-json] [--command] -- [COMMAND] [args...]`,
-		Short: "Run a particular image on the cluster",
+		Short: "Start a pod that runs an image",
 		Long:  "Create and run a particular image in a pod, as kubectl run does.",
 		Example: `  # Start a nginx pod
   konverge run nginx --image=nginx
@@ -155,19 +155,19 @@ func newRunCmd(g *Globals) *cobra.Command {
 	fs.StringArrayVar(&annotations, "annotations", nil, "Annotations to apply to the pod.")
 	fs.StringVar(&image, "image", "", "The image for the container to run.")
 	_ = cmd.MarkFlagRequired("image")
-	fs.StringVar(&pullPolicy, "image-pull-policy", "", "The image pull policy for the container.  If left empty, this value will not be specified by the client and defaulted by the server.")
-	fs.StringArrayVar(&envs, "env", nil, "Environment variables to set in the container.")
-	fs.StringVar(&port, "port", "", "The port that this container exposes.")
-	fs.StringVarP(&labels, "labels", "l", "", "Comma separated labels to apply to the pod. Will override previous values.")
-	fs.StringVar(&restart, "restart", "Always", "The restart policy for this Pod.  Legal values [Always, OnFailure, Never].")
-	fs.BoolVar(&command, "command", false, "If true and extra arguments are present, use them as the 'command' field in the container, rather than the 'args' field which is the default.")
-	fs.BoolVar(&expose, "expose", false, "If true, create a ClusterIP service associated with the pod.  Requires `--port`.")
+	fs.StringVar(&pullPolicy, "image-pull-policy", "", "When to pull the image (Always, IfNotPresent, Never); empty leaves it to the server's default.")
+	fs.StringArrayVar(&envs, "env", nil, "A KEY=VALUE for the container's environment (repeatable).")
+	fs.StringVar(&port, "port", "", "The container port to declare.")
+	fs.StringVarP(&labels, "labels", "l", "", "Labels of the pod (key=value,...), in place of the default run=NAME.")
+	fs.StringVar(&restart, "restart", "Always", "The pod's restartPolicy: Always, OnFailure or Never.")
+	fs.BoolVar(&command, "command", false, "Use the arguments after -- as the container's command instead of its args.")
+	fs.BoolVar(&expose, "expose", false, "Also create a ClusterIP service for the pod (needs --port).")
 	fs.BoolVar(&privileged, "privileged", false, "If true, run the container in privileged mode.")
-	fs.StringVar(&overrides, "overrides", "", "An inline JSON override for the generated object. If this is non-empty, it is used to override the generated object. Requires that the object supply a valid apiVersion field.")
-	fs.BoolVarP(&stdin, "stdin", "i", false, "Keep stdin open on the container in the pod, even if nothing is attached.")
-	fs.BoolVarP(&tty, "tty", "t", false, "Allocate a TTY for the container in the pod.")
+	fs.StringVar(&overrides, "overrides", "", "JSON to merge over the generated object before it is sent; it must carry an apiVersion.")
+	fs.BoolVarP(&stdin, "stdin", "i", false, "Keep the container's standard input open.")
+	fs.BoolVarP(&tty, "tty", "t", false, "Give the container a terminal.")
 	fs.BoolVar(&attach, "attach", false, "If true, wait for the Pod to start running, and then attach to the Pod as if 'kubectl attach ...' were called.")
-	fs.BoolVar(&rm, "rm", false, "If true, delete the pod after it exits.  Only valid when attaching to the container, e.g. with '--attach' or with '-i/--stdin'.")
+	fs.BoolVar(&rm, "rm", false, "Delete the pod when it ends; only while attached (--attach or -i).")
 	return cmd
 }
 

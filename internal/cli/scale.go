@@ -48,11 +48,11 @@ changes (its last-applied configuration stays as it is).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Replicas, "replicas", -1, "The new desired number of replicas. Required.")
+	f.IntVar(&o.Replicas, "replicas", -1, "The number of replicas to set (required).")
 	f.IntVar(&o.CurrentReplicas, "current-replicas", -1, "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.")
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "Precondition for resource version. Requires that the current resource version match this value in order to scale.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
-	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types")
+	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace")
 	o.FilenameFlags.AddFlags(f, "identifying the resource to set a new size")
 	return cmd
 }

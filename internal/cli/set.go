@@ -21,7 +21,7 @@ func init() {
 	commands = append(commands, func(g *Globals) *cobra.Command {
 		cmd := &cobra.Command{
 			Use:   "set SUBCOMMAND",
-			Short: "Set specific features on objects",
+			Short: "Change one aspect of objects: images, resources, env, selector, service account",
 			Long: `Configure application resources, as kubectl set does. These commands change a
 field of the live object with a strategic merge patch (or, with --local, of the
 objects of -f files, printed without a cluster); the last-applied configuration
@@ -66,7 +66,7 @@ func (s *setFlags) addFlags(cmd *cobra.Command, what string, selector bool) {
 	fs := cmd.Flags()
 	s.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
 	s.FilenameFlags.AddFlags(fs, "identifying the resource to get from a server.")
-	fs.BoolVar(&s.All, "all", false, "Select all resources, in the namespace of the specified resource types")
+	fs.BoolVar(&s.All, "all", false, "Act on every object of the given types in the namespace")
 	if selector {
 		fs.StringVarP(&s.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	}

@@ -19,7 +19,7 @@ func newSetImageCmd(g *Globals) *cobra.Command {
 	s := &setFlags{g: g, op: "image updated", patchError: "failed to patch image update to pod template: %v"}
 	cmd := &cobra.Command{
 		Use:   "image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
-		Short: "Update the image of a pod template",
+		Short: "Change the images of containers",
 		Long: `Update existing container image(s) of resources, as kubectl set image does
 (CONTAINER=* sets every container). The last-applied configuration is left as it
 is: the next apply of the old file reverts the image.`,
@@ -107,7 +107,7 @@ func newSetResourcesCmd(g *Globals) *cobra.Command {
 	var containers, limits, requests string
 	cmd := &cobra.Command{
 		Use:   "resources (-f FILENAME | TYPE NAME)  ([--limits=LIMITS & --requests=REQUESTS]",
-		Short: "Update resource requests/limits on objects with pod templates",
+		Short: "Change the resource requests and limits of containers",
 		Long: `Specify compute resource requirements (CPU, memory) for any resource that defines a
 pod template, as kubectl set resources does. The last-applied configuration is
 left as it is.`,
@@ -215,7 +215,7 @@ func newSetServiceAccountCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "serviceaccount (-f FILENAME | TYPE NAME) SERVICE_ACCOUNT",
 		Aliases: []string{"sa"},
-		Short:   "Update the service account of a resource",
+		Short:   "Change the service account of pods",
 		Example: `  # Set deployment nginx-deployment's service account to serviceaccount1
   konverge set serviceaccount deployment nginx-deployment serviceaccount1
 
@@ -250,7 +250,7 @@ func newSetSelectorCmd(g *Globals) *cobra.Command {
 	var resourceVersion string
 	cmd := &cobra.Command{
 		Use:   "selector (-f FILENAME | TYPE NAME) EXPRESSIONS [--resource-version=version]",
-		Short: "Set the selector on a resource",
+		Short: "Replace the selector of an object",
 		Long: `Set the selector on a resource. Note that the new selector will overwrite the old selector if the resource had one prior to the invocation
 of 'set selector'.
 

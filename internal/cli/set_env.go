@@ -32,7 +32,7 @@ func newSetEnvCmd(g *Globals) *cobra.Command {
 	var list, resolve, overwrite bool
 	cmd := &cobra.Command{
 		Use:   "env RESOURCE/NAME KEY_1=VAL_1 ... KEY_N=VAL_N",
-		Short: "Update environment variables on a pod template",
+		Short: "Change the environment variables of containers",
 		Long: `Add, change or remove the environment variables of the containers of pods
 and pod templates (Deployments, StatefulSets, Jobs and the other workloads),
 or list them with --list. KEY=VALUE sets a variable, KEY- removes it;

@@ -55,7 +55,7 @@ func newVersionCmd(g *Globals) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the client and server version information",
+		Short: "Print the versions of konverge and of the cluster",
 		Long: `Print the client and server version information for the current context: the
 kubectl version whose commands konverge reproduces, and the version of the cluster
 (the embedded cluster serves Kubernetes ` + embeddedAPIVersion + `).`,
@@ -97,8 +97,8 @@ kubectl version whose commands konverge reproduces, and the version of the clust
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&client, "client", false, "If true, shows client version only (no server required).")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "One of 'yaml' or 'json'.")
+	cmd.Flags().BoolVar(&client, "client", false, "Print only the client's version, without asking a cluster.")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Print as yaml or json.")
 	return cmd
 }
 
@@ -132,7 +132,7 @@ func (g *Globals) serverVersion(cmd *cobra.Command) (*versionInfo, error) {
 func newAPIVersionsCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "api-versions",
-		Short:   "Print the supported API versions on the server, in the form of \"group/version\"",
+		Short:   "List the group/versions the cluster serves",
 		Example: "  # Print the supported API versions\n  konverge api-versions",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -34,7 +34,7 @@ type WaitOptions struct {
 func NewWaitCmd(o *WaitOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait ([-f FILENAME] | resource.group/resource.name | resource.group [(-l label | --all)]) [--for=delete|--for condition=available|--for=jsonpath='{.status.x}'=value]",
-		Short: "Wait for a specific condition on one or many resources",
+		Short: "Wait until objects are deleted, meet a condition or match a JSONPath",
 		Long: `Wait for a specific condition on one or many resources, as kubectl wait does.
 
 On the embedded cluster the command fast-forwards the virtual clock from one
@@ -55,7 +55,7 @@ filters and wildcards are not supported.`,
 	f.StringArrayVar(&o.For, "for", nil, "The condition to wait on: [delete|condition=condition-name[=condition-value]|jsonpath='{JSONPath expression}'=[JSONPath value]]. The default condition-value is true. Multiple conditions are AND'ed.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "The length of cluster time to wait before giving up. Zero means check once and don't wait, negative means wait for a week.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
-	f.BoolVar(&o.All, "all", false, "Select all resources in the namespace of the specified resource types")
+	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace")
 	o.FilenameFlags.AddFlags(f, "identifying the resource")
 	return cmd
 }

@@ -45,11 +45,11 @@ type watchFlags struct {
 }
 
 func (w *watchFlags) addFlags(f *pflag.FlagSet) {
-	f.BoolVarP(&w.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes.")
-	f.BoolVar(&w.watchOnly, "watch-only", false, "Watch for changes to the requested object(s), without listing/getting first.")
+	f.BoolVarP(&w.watch, "watch", "w", false, "Print the objects, then keep printing their changes.")
+	f.BoolVar(&w.watchOnly, "watch-only", false, "Print only the changes that come, not the objects first.")
 	f.BoolVar(&w.outputEvents, "output-watch-events", false, "Output watch event objects when --watch or --watch-only is used. Existing objects are output as initial ADDED events.")
 	f.DurationVar(&w.clusterTimeout, "timeout", 0, "Watch for this much cluster time, then stop (konverge only; 0 watches until interrupted). On an embedded cluster with a manual clock, the watch moves the clock itself, from one change to the next, and also stops when nothing more is due.")
-	f.StringVar(&w.requestTimeout, "request-timeout", "0", "The length of time to wait before giving up on a single server request. Non-zero values should contain a corresponding time unit (e.g. 1s, 2m, 3h). A value of zero means don't timeout requests.")
+	f.StringVar(&w.requestTimeout, "request-timeout", "0", "How long one request to the server may take, with a unit (30s, 2m); 0 waits without limit.")
 }
 
 func (w *watchFlags) watching() bool { return w.watch || w.watchOnly }
