@@ -308,6 +308,26 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 	}
 	newStatus, next, gone, ctrs := k.statusAt(pod, start, now, ips)
 	res.next = next
+	if gone && newStatus != nil {
+		// Held by a finalizer: the terminal status first, then the
+		// removal (which waits for the finalizer); once both are done,
+		// nothing more.
+		grace, _ := md["deletionGracePeriodSeconds"].(int64)
+		if value.Equal(status, newStatus) && grace == 0 {
+			return res, nil
+		}
+		if !value.Equal(status, newStatus) {
+			upd := shallowCopy(pod)
+			upd["status"] = newStatus
+			if _, err := c.UpdateStatus(ctx, upd); err != nil {
+				if cluster.IsConflict(err) || cluster.IsNotFound(err) {
+					res.changed = true
+					return res, nil
+				}
+				return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
+			}
+		}
+	}
 	if gone {
 		if err := c.Delete(ctx, podGVK, ns, name, cluster.GracePeriod(0), cluster.Preconditions{UID: str(md, "uid")}); err != nil && !cluster.IsNotFound(err) {
 			return res, fmt.Errorf("kubelet: remove pod %s/%s: %w", ns, name, err)
@@ -626,11 +646,24 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 			end = deadline
 		}
 		if phase == "Succeeded" || phase == "Failed" || !now.Before(end) {
-			return nil, never, true, ctrs
-		}
-		next = minTime(never, end)
-		if !end.After(now) {
+			if len(listOf(md, "finalizers")) == 0 {
+				return nil, never, true, ctrs
+			}
+			// A finalizer holds the pod: its containers have stopped and
+			// the kubelet writes the pod's terminal phase before it
+			// removes it (as it does since v1.27), which the object keeps
+			// until the finalizer goes.
+			gone = true
+			if stopped := k.stopContainers(pod, ctrs, initStatuses, ctrStatuses, old, killAt, deadline); phase != "Succeeded" && phase != "Failed" {
+				phase = stopped
+			}
 			next = never
+		}
+		if !gone {
+			next = minTime(never, end)
+			if !end.After(now) {
+				next = never
+			}
 		}
 	}
 
@@ -717,7 +750,54 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	sched["lastTransitionTime"] = ts(start)
 	conds = append(conds, sched)
 	setConditions(st, conds)
-	return st, next, false, ctrs
+	return st, next, gone, ctrs
+}
+
+// stopContainers sets the running containers of a pod whose deletion
+// ends as terminated (in ctrs, and their statuses in initStatuses and
+// ctrStatuses): a container that stopped on SIGTERM within the grace
+// period (its profile's stop) exited 0, Completed; one still running at
+// the deadline was killed, 137, Error. It returns the pod's terminal
+// phase, as the kubelet's getPhase for a terminal pod: Succeeded when
+// every container succeeded, else Failed.
+func (k *Kubelet) stopContainers(pod map[string]any, ctrs []ctrInfo, initStatuses, ctrStatuses []any, old map[string]any, killAt, deadline time.Time) string {
+	succeeded, total := 0, 0
+	for i := range ctrs {
+		c := &ctrs[i]
+		s := &c.state
+		if s.running {
+			t := &term{code: 0, reason: "Completed", startedAt: s.startedAt, finishedAt: killAt}
+			if c.in != nil {
+				stop := c.in.b.stop
+				if stop == time.Duration(Never) || killAt.Add(stop).After(deadline) {
+					t.code, t.reason, t.finishedAt = 137, "Error", deadline
+				} else {
+					t.finishedAt = killAt.Add(stop)
+				}
+			}
+			s.running, s.ready, s.started, s.terminated = false, false, false, t
+			list, field := ctrStatuses, "containerStatuses"
+			if c.init {
+				list, field = initStatuses, "initContainerStatuses"
+			}
+			for j, x := range list {
+				if xm, _ := x.(map[string]any); str(xm, "name") == str(c.cm, "name") {
+					list[j] = k.containerStatus(pod, c.cm, *s, c.init, old, field)
+				}
+			}
+		}
+		if c.init {
+			continue
+		}
+		total++
+		if s.terminated != nil && s.terminated.code == 0 {
+			succeeded++
+		}
+	}
+	if total > 0 && succeeded == total {
+		return "Succeeded"
+	}
+	return "Failed"
 }
 
 // input collects what decides a container's timeline.
