@@ -49,7 +49,7 @@ func NewApplyCmd(o *ApplyOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
 		Short: "Create or update objects to match manifest files",
-		Long: `Apply a configuration to a resource by file name or stdin, as kubectl apply does:
+		Long: `Make the objects of manifest files (or standard input) live, as kubectl apply does:
 objects that do not exist are created, the others patched with the three-way merge
 between their last-applied configuration, the file and the live object.
 

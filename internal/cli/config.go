@@ -28,13 +28,13 @@ func newConfigCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config SUBCOMMAND",
 		Short: "Read and change kubeconfig files",
-		Long: `Modify kubeconfig files using subcommands like "konverge config use-context my-context".
+		Long: `Read and change kubeconfig files with the subcommands below, for example
+"konverge config use-context staging".
 
-The loading order follows these rules:
-
-  1.  If the --kubeconfig flag is set, then only that file is loaded. The flag may only be set once and no merging takes place.
-  2.  If $KUBECONFIG environment variable is set, then it is used as a list of paths (normal path delimiting rules for your system). These paths are merged. When a value is modified, it is modified in the file that defines the stanza. When a value is created, it is created in the first file that exists. If no files in the chain exist, then it creates the last file in the list.
-  3.  Otherwise, ${HOME}/.kube/config is used and no merging takes place.`,
+Which files: --kubeconfig names the only one. Without it, $KUBECONFIG is a
+list of files (separated as PATH is) merged in order; a change goes to the
+file that holds the entry, a new entry to the first file that exists (the
+last one of the list when none does). Without either, ~/.kube/config.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprint(g.ErrOut, cmd.UsageString())
 			return &ExitError{Code: 1}
@@ -57,17 +57,17 @@ func newConfigViewCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Print the kubeconfig in use (merged) or one file",
-		Long: `Display merged kubeconfig settings or a specified kubeconfig file.
-
-You can use --output jsonpath={...} to extract specific values using a jsonpath expression.`,
-		Example: `  # Show merged kubeconfig settings
+		Long: `Print the kubeconfig that is in use (the merge of its files) or the one
+--kubeconfig names, with credentials hidden unless --raw. -o jsonpath picks
+single values out of it.`,
+		Example: `  # The kubeconfig in use
   konverge config view
 
-  # Show merged kubeconfig settings, raw certificate data, and exposed secrets
+  # With certificates and tokens as they are
   konverge config view --raw
 
-  # Get the password for the e2e user
-  konverge config view -o jsonpath='{.users[?(@.name == "e2e")].user.password}'`,
+  # The server address of cluster dev
+  konverge config view -o jsonpath='{.clusters[?(@.name == "dev")].cluster.server}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)

@@ -46,7 +46,7 @@ func NewCreateCmd(o *WriteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create -f FILENAME",
 		Short: "Create objects from manifest files or standard input",
-		Long: `Create a resource from a file or from stdin, as kubectl create does.
+		Long: `Create the objects of manifest files (or standard input), as kubectl create does.
 
 JSON and YAML formats are accepted. An object that exists already is an error.
 On the embedded cluster the objects are created all or none.`,
@@ -68,8 +68,8 @@ func NewReplaceCmd(o *WriteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replace -f FILENAME",
 		Short: "Replace objects with those of manifest files or standard input",
-		Long: `Replace a resource by file name or stdin, as kubectl replace does: the object
-is replaced as a whole by the file's version. It must exist.
+		Long: `Put the objects of manifest files (or standard input) in place of the live ones,
+as kubectl replace does: each is swapped whole for the file's version. It must exist.
 
 JSON and YAML formats are accepted. On the embedded cluster the objects are
 replaced all or none.`,

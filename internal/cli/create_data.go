@@ -263,11 +263,11 @@ func newCreateConfigMapCmd(g *Globals) *cobra.Command {
 		Use:     "configmap NAME [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
 		Aliases: []string{"cm"},
 		Short:   "Create a config map from files, directories or literal values",
-		Example: `  # Create a new config map named my-config with key1=config1 and key2=config2
-  konverge create configmap my-config --from-literal=key1=config1 --from-literal=key2=config2
+		Example: `  # A config map settings with two keys given on the command line
+  konverge create configmap settings --from-literal=mode=fast --from-literal=level=3
 
-  # Create a new config map from the files of a directory, one key per file
-  konverge create configmap my-config --from-file=path/to/bar`,
+  # One key per file of a directory
+  konverge create configmap settings --from-file=conf/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -377,8 +377,8 @@ func newCreateSecretGenericCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generic NAME [--type=string] [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
 		Short: "Create a secret from files, directories or literal values",
-		Example: `  # Create a new secret named my-secret with key1=supersecret and key2=topsecret
-  konverge create secret generic my-secret --from-literal=key1=supersecret --from-literal=key2=topsecret`,
+		Example: `  # A secret db with a user and a password given on the command line
+  konverge create secret generic db --from-literal=user=app --from-literal=password=s3cret`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)

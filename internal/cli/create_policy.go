@@ -201,8 +201,8 @@ func newCreateRoleCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "role NAME --verb=verb --resource=resource.group/subresource [--resource-name=resourcename] [--dry-run=server|client|none]",
 		Short: "Create a role with one rule",
-		Example: `  # Create a role named "pod-reader" that allows user to perform "get", "watch" and "list" on pods
-  konverge create role pod-reader --verb=get --verb=list --verb=watch --resource=pods`,
+		Example: `  # A role that may read pods: get, list and watch them
+  konverge create role pod-viewer --verb=get --verb=list --verb=watch --resource=pods`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -253,11 +253,11 @@ func newCreateClusterRoleCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clusterrole NAME --verb=verb --resource=resource.group [--resource-name=resourcename] [--dry-run=server|client|none]",
 		Short: "Create a cluster-wide role",
-		Example: `  # Create a cluster role named "pod-reader" that allows user to perform "get", "watch" and "list" on pods
-  konverge create clusterrole pod-reader --verb=get,list,watch --resource=pods
+		Example: `  # Reading pods in every namespace
+  konverge create clusterrole pod-viewer --verb=get,list,watch --resource=pods
 
-  # Create a cluster role named "monitoring" with an aggregation rule specified
-  konverge create clusterrole monitoring --aggregation-rule="rbac.example.com/aggregate-to-monitoring=true"`,
+  # A role made of the rules of the cluster roles labelled example.com/metrics=true
+  konverge create clusterrole metrics --aggregation-rule="example.com/metrics=true"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -364,8 +364,8 @@ func newCreateRoleBindingCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rolebinding NAME --clusterrole=NAME|--role=NAME [--user=username] [--group=groupname] [--serviceaccount=namespace:serviceaccountname] [--dry-run=server|client|none]",
 		Short: "Grant a role or cluster role within a namespace",
-		Example: `  # Create a role binding for user1, user2, and group1 using the admin cluster role
-  konverge create rolebinding admin --clusterrole=admin --user=user1 --user=user2 --group=group1`,
+		Example: `  # Let alice and the group ops administer the current namespace
+  konverge create rolebinding ops-admin --clusterrole=admin --user=alice --group=ops`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -403,8 +403,8 @@ func newCreateClusterRoleBindingCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clusterrolebinding NAME --clusterrole=NAME [--user=username] [--group=groupname] [--serviceaccount=namespace:serviceaccountname] [--dry-run=server|client|none]",
 		Short: "Grant a cluster role in every namespace",
-		Example: `  # Create a cluster role binding for user1, user2, and group1 using the cluster-admin cluster role
-  konverge create clusterrolebinding cluster-admin --clusterrole=cluster-admin --user=user1 --user=user2 --group=group1`,
+		Example: `  # Make alice and the group ops administrators of the whole cluster
+  konverge create clusterrolebinding ops-root --clusterrole=cluster-admin --user=alice --group=ops`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -438,8 +438,8 @@ func newCreatePriorityClassCmd(g *Globals) *cobra.Command {
 		Use:     "priorityclass NAME --value=VALUE --global-default=BOOL [--dry-run=server|client|none]",
 		Aliases: []string{"pc"},
 		Short:   "Create a priority class",
-		Example: `  # Create a priority class named high-priority
-  konverge create priorityclass high-priority --value=1000 --description="high priority"`,
+		Example: `  # Pods of class urgent are scheduled before those of lower values
+  konverge create priorityclass urgent --value=1000 --description="user-facing services"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -471,8 +471,8 @@ func newCreateQuotaCmd(g *Globals) *cobra.Command {
 		Use:     "quota NAME [--hard=key1=value1,key2=value2] [--scopes=Scope1,Scope2] [--dry-run=server|client|none]",
 		Aliases: []string{"resourcequota"},
 		Short:   "Create a resource quota",
-		Example: `  # Create a new resource quota named my-quota
-  konverge create quota my-quota --hard=cpu=1,memory=1G,pods=2,services=3,replicationcontrollers=2,resourcequotas=1,secrets=5,persistentvolumeclaims=10`,
+		Example: `  # At most 4 CPUs, 8Gi of memory and 20 pods in the namespace
+  konverge create quota team --hard=cpu=4,memory=8Gi,pods=20`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -521,9 +521,8 @@ func newCreatePDBCmd(g *Globals) *cobra.Command {
 		Use:     "poddisruptionbudget NAME --selector=SELECTOR --min-available=N [--dry-run=server|client|none]",
 		Aliases: []string{"pdb"},
 		Short:   "Create a pod disruption budget",
-		Example: `  # Create a pod disruption budget named my-pdb that will select all pods with the app=rails label
-  # and require at least one of them being available at any point in time
-  konverge create poddisruptionbudget my-pdb --selector=app=rails --min-available=1`,
+		Example: `  # Keep at least two of the pods labelled app=web running through voluntary disruptions
+  konverge create poddisruptionbudget web --selector=app=web --min-available=2`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -581,9 +580,8 @@ func newCreateIngressCmd(g *Globals) *cobra.Command {
 		Use:     "ingress NAME --rule=host/path=service:port[,tls[=secret]] ",
 		Aliases: []string{"ing"},
 		Short:   "Create an ingress",
-		Example: `  # Create a single ingress called 'simple' that directs requests to foo.com/bar to svc
-  # svc1:8080 with a TLS secret "my-cert"
-  konverge create ingress simple --rule="foo.com/bar=svc1:8080,tls=my-cert"`,
+		Example: `  # Send example.com/api to port 8080 of service api, over TLS with secret example-tls
+  konverge create ingress api --rule="example.com/api=api:8080,tls=example-tls"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)

@@ -30,11 +30,11 @@ func newCreateDeploymentCmd(g *Globals) *cobra.Command {
 		Use:     "deployment NAME --image=image -- [COMMAND] [args...]",
 		Aliases: []string{"deploy"},
 		Short:   "Create a deployment",
-		Example: `  # Create a deployment named my-dep that runs the busybox image
-  konverge create deployment my-dep --image=busybox
+		Example: `  # A deployment web of one nginx pod
+  konverge create deployment web --image=nginx
 
-  # Create a deployment named my-dep that runs the nginx image with 3 replicas and exposes port 80
-  konverge create deployment my-dep --image=nginx --replicas=3 --port=80`,
+  # Three replicas, the container port 8080 declared
+  konverge create deployment web --image=nginx --replicas=3 --port=8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -104,11 +104,11 @@ func newCreateJobCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job NAME --image=image [--from=cronjob/name] -- [COMMAND] [args...]",
 		Short: "Create a job",
-		Example: `  # Create a job
-  konverge create job my-job --image=busybox
+		Example: `  # A job whose pod runs busybox once
+  konverge create job once --image=busybox
 
-  # Create a job from a cron job named "a-cronjob"
-  konverge create job test-job --from=cronjob/a-cronjob`,
+  # Run cron job nightly's job now, as job manual-1
+  konverge create job manual-1 --from=cronjob/nightly`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)
@@ -206,11 +206,11 @@ func newCreateCronJobCmd(g *Globals) *cobra.Command {
 		Use:     "cronjob NAME --image=image --schedule='0/5 * * * ?' -- [COMMAND] [args...]",
 		Aliases: []string{"cj"},
 		Short:   "Create a cron job",
-		Example: `  # Create a cron job
-  konverge create cronjob my-job --image=busybox --schedule="*/1 * * * *"
+		Example: `  # A job every five minutes
+  konverge create cronjob tick --image=busybox --schedule="*/5 * * * *"
 
-  # Create a cron job with a command
-  konverge create cronjob my-job --image=busybox --schedule="*/1 * * * *" -- date`,
+  # Every hour, running a command
+  konverge create cronjob hourly --image=busybox --schedule="0 * * * *" -- date`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			name, err := f.oneName(args)

@@ -45,10 +45,9 @@ func NewDeleteCmd(o *DeleteOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)])",
 		Short: "Delete objects named on the command line, in files or by label",
-		Long: `Delete resources by file names, stdin, resources and names, or by resources and label selector.
-
-JSON and YAML formats are accepted. Only one type of argument may be specified: file names,
-resources and names, or resources and label selector.`,
+		Long: `Delete objects: those of manifest files (-f, JSON or YAML), those named as
+TYPE NAME or TYPE/NAME, or those of a type that match a label selector
+(-l) or all of them (--all). One way at a time.`,
 		Example: `  # Delete the objects of a directory
   konverge delete -f ./manifests/
 

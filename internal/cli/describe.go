@@ -37,8 +37,8 @@ func NewDescribeCmd(o *DescribeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe (TYPE[.VERSION][.GROUP] [NAME_PREFIX | -l label] | TYPE[.VERSION][.GROUP]/NAME)",
 		Short: "Print a detailed, readable account of objects and their events",
-		Long: `Show details of a specific resource or group of resources, as kubectl describe does,
-with the events about each object. "describe TYPE NAME_PREFIX" describes the object named
+		Long: `Print objects as readable reports, in kubectl describe's layout, each followed by
+the events about it. "describe TYPE NAME_PREFIX" describes the object named
 NAME_PREFIX, or else every object whose name starts with it.`,
 		Example: `  konverge describe deployment nginx-deployment
   konverge describe pods -l app=nginx`,

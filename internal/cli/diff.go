@@ -43,8 +43,8 @@ func NewDiffCmd(o *DiffOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff -f FILENAME",
 		Short: "Show what applying the manifests would change",
-		Long: `Diff configurations specified by file name or stdin between the current online
-configuration, and the configuration as it would be if applied.
+		Long: `Compare each object of the manifests (files or standard input) as it is live
+with what it would be after an apply.
 
 The output is a unified diff per object, between live/<name> and merged/<name>.
 Secret values are masked unless --show-secret is given. KONVERGE_EXTERNAL_DIFF,

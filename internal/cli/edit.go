@@ -40,7 +40,7 @@ func NewEditCmd(o *EditOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edit (RESOURCE/NAME | -f FILENAME)",
 		Short: "Change objects in an editor",
-		Long: `Edit a resource from the default editor: $KUBE_EDITOR, else $EDITOR, else vi.
+		Long: `Open objects in an editor: $KUBE_EDITOR, else $EDITOR, else vi.
 The object is written to a temporary file as YAML (or JSON with -o json); when the editor
 exits, what was changed is sent as a patch, as kubectl edit does. Nothing is held while
 the editor runs: changes made meanwhile to other fields are kept; if the object was

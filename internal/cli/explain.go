@@ -40,26 +40,24 @@ func newExplainCmd(g *Globals) *cobra.Command {
 		Use:                   "explain TYPE [--recursive=FALSE|TRUE] [--api-version=api-version-group] [-o|--output=plaintext]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Describe the fields of a resource type",
-		Long: `Describe fields and structure of various resources.
+		Long: `Print the documentation of a resource type, or of one of its fields named
+by a dotted path after the type:
 
-This command describes the fields associated with each supported API resource.
-Fields are identified via a simple JSONPath identifier:
+        TYPE.FIELD[.FIELD...]
 
-        TYPE.FIELDNAME[.FIELDNAME]
-
-Information about each field is retrieved from the server in OpenAPI format.
-
-Use "konverge api-resources" for a complete list of supported resources.`,
-		Example: `  # Get the documentation of the resource and its fields
+The text comes from the OpenAPI documents: those of Kubernetes v1.37.1
+built into konverge (and a CRD's schema) for the embedded cluster, the
+server's with --kubeconfig. "konverge api-resources" lists the types.`,
+		Example: `  # What a pod is, and its top-level fields
   konverge explain pods
 
-  # Get all the fields in the resource
+  # Every field of a pod, nested
   konverge explain pods --recursive
 
-  # Get the explanation for deployment in supported api versions
+  # Deployments as the apps/v1 version describes them
   konverge explain deployments --api-version=apps/v1
 
-  # Get the documentation of a specific field of a resource
+  # One field and the fields below it
   konverge explain pods.spec.containers`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)

@@ -29,12 +29,11 @@ func newExposeCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "expose (-f FILENAME | TYPE NAME) [--port=port] [--protocol=TCP|UDP|SCTP] [--target-port=number-or-name] [--name=name] [--external-ip=external-ip-of-service] [--type=type]",
 		Short: "Make a service that sends traffic to the pods of a workload, service or pod",
-		Long: `Expose a resource as a new Kubernetes service, as kubectl expose does.
-
-Looks up a deployment, service, replica set, replication controller or pod by name and uses the selector
-for that resource as the selector for a new service on the specified port.`,
-		Example: `  # Create a service for an nginx deployment, which serves on port 80 and connects to the containers on port 8000
-  konverge expose deployment nginx --port=80 --target-port=8000`,
+		Long: `Create a service for an existing deployment, replica set, replication
+controller, service or pod: the new service selects the same pods (the
+object's selector, or a pod's labels) and listens on the port given.`,
+		Example: `  # Service web on port 80, forwarding to port 8080 of deployment web's pods
+  konverge expose deployment web --port=80 --target-port=8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			ctx := cmd.Context()

@@ -45,7 +45,7 @@ func NewGetCmd(o *GetOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get [(-o|--output=)json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file|custom-columns|custom-columns-file|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]",
 		Short: "List objects, or print them in a chosen format",
-		Long: `Display one or many resources, as kubectl get does: a table with kubectl's columns for
+		Long: `List objects, or print them, as kubectl get does: a table with kubectl's columns for
 the kind (-o wide adds more; a custom resource gets its CRD's printer columns), or the
 objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 		Example: `  konverge get deployments

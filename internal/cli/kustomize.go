@@ -20,8 +20,8 @@ func newKustomizeCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kustomize DIR",
 		Short: "Build a kustomization target from a directory or URL",
-		Long: `Build a set of KRM resources using a 'kustomization.yaml' file. The DIR argument must be a path to a directory
-containing 'kustomization.yaml'. If DIR is omitted, '.' is assumed.`,
+		Long: `Run kustomize on DIR (default: the current directory), which holds a
+kustomization.yaml, and print the objects it builds as YAML.`,
 		Example: `  # Build the current working directory
   konverge kustomize
 

@@ -48,23 +48,24 @@ func newLogsCmd(g *Globals) *cobra.Command {
 		Use:                   "logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Print what a container of a pod wrote to its output",
-		Long: `Print the logs for a container in a pod or specified resource. If the pod has
-only one container, the container name is optional.
+		Long: `Print what a container wrote to its output, for a pod or for a pod of a
+workload (TYPE/NAME). -c names the container; a pod with one container
+needs none.
 
 On the embedded cluster, containers run no programs: a container whose command
 only echoes prints what it would echo; for any other program konverge says on
 standard error that there is no output.`,
-		Example: `  # Return snapshot logs from pod nginx with only one container
-  konverge logs nginx
+		Example: `  # The output so far of pod web's only container
+  konverge logs web
 
-  # Return snapshot logs from pod nginx, prefixing each line with the source pod and container name
-  konverge logs nginx --prefix
+  # The same, each line marked with its pod and container
+  konverge logs web --prefix
 
-  # Return snapshot logs from all containers in pod nginx
-  konverge logs nginx --all-containers=true
+  # The output of every container of pod web
+  konverge logs web --all-containers
 
-  # Return snapshot logs from container web-1 of a deployment named nginx
-  konverge logs deployment/nginx -c web-1`,
+  # Container app of one of the pods of deployment web
+  konverge logs deployment/web -c app`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			return runLogs(cmd.Context(), g, o, args)

@@ -40,8 +40,8 @@ func NewPatchCmd(o *PatchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE]",
 		Short: "Change fields of objects with a patch",
-		Long: `Update fields of a resource using a strategic merge patch (the default; built-in kinds
-only), a JSON merge patch or a JSON patch. The patch is JSON or YAML.`,
+		Long: `Change fields of live objects with a patch: a strategic merge patch (the default;
+built-in kinds only), a JSON merge patch or a JSON patch (--type). The patch is JSON or YAML.`,
 		Example: `  konverge patch deployment nginx-deployment -p '{"spec":{"replicas":2}}'
   konverge patch deploy/nginx-deployment --type=json -p '[{"op":"replace","path":"/spec/replicas","value":4}]'`,
 		RunE: func(cmd *cobra.Command, args []string) error {

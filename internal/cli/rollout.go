@@ -36,7 +36,7 @@ func NewRolloutCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout SUBCOMMAND",
 		Short: "Follow, pause, resume, restart or undo rollouts",
-		Long: `Manage the rollout of one or many Deployments, as kubectl rollout does.
+		Long: `Follow and steer the rollouts of workloads, as kubectl rollout does.
 
 On the embedded cluster, waiting commands (rollout status) fast-forward the
 cluster's virtual clock to the moments the controllers and the simulated
@@ -125,8 +125,8 @@ func newRolloutStatusCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "Wait for a rollout and report its progress",
-		Long: `Show the status of the rollout of a Deployment, StatefulSet or DaemonSet, as kubectl
-rollout status does: it prints a line each time the state of the rollout changes, until it
+		Long: `Follow the rollout of a Deployment, StatefulSet or DaemonSet, as kubectl rollout
+status does: it prints a line each time the state of the rollout changes, until it
 has finished.
 
 On the embedded cluster, the command fast-forwards the virtual clock from one
@@ -257,7 +257,7 @@ func newRolloutHistoryCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "List the revisions of a workload",
-		Long:  `View previous rollout revisions and configurations, as kubectl rollout history does.`,
+		Long:  `List the revisions of a workload, or print one revision's pod template, as kubectl rollout history does.`,
 		Example: `  konverge rollout history deployment/nginx-deployment
   konverge rollout history deployment/nginx-deployment --revision=3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -395,7 +395,7 @@ func newRolloutUndoCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "Go back to an earlier revision",
-		Long: `Roll back to a previous rollout, as kubectl rollout undo does: the Deployment's pod
+		Long: `Go back to an earlier revision, as kubectl rollout undo does: the Deployment's pod
 template becomes that of the revision (default: the previous one), and the
 controller rolls it out as a new revision.`,
 		Example: `  konverge rollout undo deployment/nginx-deployment
@@ -525,7 +525,7 @@ func newRolloutRestartCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restart RESOURCE",
 		Short: "Restart a resource",
-		Long: `Restart a Deployment, as kubectl rollout restart does: its pod template gets the
+		Long: `Replace the pods of a Deployment, as kubectl rollout restart does: its pod template gets the
 annotation kubectl.kubernetes.io/restartedAt with the cluster time (RFC 3339),
 so that the controller rolls out new pods.`,
 		Example: "  konverge rollout restart deployment/nginx-deployment",

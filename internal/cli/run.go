@@ -33,15 +33,15 @@ func newRunCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `run NAME --image=image [--env="key=value"] [--port=port] [--dry-run=server|client] [--overrides=inline-json] [--command] -- [COMMAND] [args...]`,
 		Short: "Start a pod that runs an image",
-		Long:  "Create and run a particular image in a pod, as kubectl run does.",
-		Example: `  # Start a nginx pod
-  konverge run nginx --image=nginx
+		Long:  "Create a pod with one container that runs the image given, named after the pod.",
+		Example: `  # A pod web running nginx
+  konverge run web --image=nginx
 
-  # Start a hazelcast pod and let the container expose port 5701
-  konverge run hazelcast --image=hazelcast/hazelcast --port=5701
+  # The same, declaring the container port 8080
+  konverge run web --image=nginx --port=8080
 
-  # Start a busybox pod and keep it in the foreground, don't restart it if it exits
-  konverge run busybox --image=busybox --restart=Never -- sleep 3600
+  # A one-off pod whose container runs a command and is not restarted
+  konverge run once --image=busybox --restart=Never -- sleep 3600
 
   # Print the pod it would create
   konverge run nginx --image=nginx --dry-run=client -o yaml`,

@@ -37,11 +37,14 @@ func NewScaleCmd(o *ScaleOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME)",
 		Short: "Set a new size for a deployment, replica set, replication controller, or stateful set",
-		Long: `Set a new size for a deployment, replica set, replication controller, or stateful set.
-The new size is written to spec.replicas with a merge patch; nothing else of the object
+		Long: `Change the number of replicas of a workload that has them (deployments,
+replica sets, replication controllers, stateful sets). The new size is written to spec.replicas with a merge patch; nothing else of the object
 changes (its last-applied configuration stays as it is).`,
-		Example: `  konverge scale --replicas=3 deployment/nginx-deployment
-  konverge scale --current-replicas=2 --replicas=3 deployment nginx-deployment`,
+		Example: `  # Three replicas for deployment web
+  konverge scale --replicas=3 deployment/web
+
+  # The same, only if it has two now
+  konverge scale --current-replicas=2 --replicas=3 deployment web`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.complete(cmd)
 			return o.Run(cmd.Context(), args)

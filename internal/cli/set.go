@@ -22,7 +22,7 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "set SUBCOMMAND",
 			Short: "Change one aspect of objects: images, resources, env, selector, service account",
-			Long: `Configure application resources, as kubectl set does. These commands change a
+			Long: `Change one aspect of objects, as kubectl set does. These commands change a
 field of the live object with a strategic merge patch (or, with --local, of the
 objects of -f files, printed without a cluster); the last-applied configuration
 is left as it is.`,

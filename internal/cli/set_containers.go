@@ -20,7 +20,7 @@ func newSetImageCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
 		Short: "Change the images of containers",
-		Long: `Update existing container image(s) of resources, as kubectl set image does
+		Long: `Change the images of containers, as kubectl set image does
 (CONTAINER=* sets every container). The last-applied configuration is left as it
 is: the next apply of the old file reverts the image.`,
 		Example: `  konverge set image deployment/nginx-deployment nginx=nginx:1.16.1
@@ -108,8 +108,8 @@ func newSetResourcesCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resources (-f FILENAME | TYPE NAME)  ([--limits=LIMITS & --requests=REQUESTS]",
 		Short: "Change the resource requests and limits of containers",
-		Long: `Specify compute resource requirements (CPU, memory) for any resource that defines a
-pod template, as kubectl set resources does. The last-applied configuration is
+		Long: `Change the CPU and memory requests and limits of the containers of pods and
+pod templates, as kubectl set resources does. The last-applied configuration is
 left as it is.`,
 		Example: `  konverge set resources deployment/nginx-deployment -c=nginx --limits=cpu=200m,memory=512Mi
   konverge set resources deployment nginx-deployment --requests=cpu=100m`,
@@ -216,11 +216,11 @@ func newSetServiceAccountCmd(g *Globals) *cobra.Command {
 		Use:     "serviceaccount (-f FILENAME | TYPE NAME) SERVICE_ACCOUNT",
 		Aliases: []string{"sa"},
 		Short:   "Change the service account of pods",
-		Example: `  # Set deployment nginx-deployment's service account to serviceaccount1
-  konverge set serviceaccount deployment nginx-deployment serviceaccount1
+		Example: `  # Run the pods of deployment web as service account builder
+  konverge set serviceaccount deployment web builder
 
-  # Print the result (in YAML format) of updated nginx deployment with the service account from local file, without hitting the API server
-  konverge set sa -f nginx-deployment.yaml serviceaccount1 --local --dry-run=client -o yaml`,
+  # Change a file's deployment without a cluster and print it
+  konverge set sa -f web.yaml builder --local -o yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			dry, p, err := s.check()
@@ -251,14 +251,13 @@ func newSetSelectorCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "selector (-f FILENAME | TYPE NAME) EXPRESSIONS [--resource-version=version]",
 		Short: "Replace the selector of an object",
-		Long: `Set the selector on a resource. Note that the new selector will overwrite the old selector if the resource had one prior to the invocation
-of 'set selector'.
-
-A selector must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to 63 characters.
-If --resource-version is specified, then updates will use this resource version, otherwise the existing resource-version will be used.
-Note: currently selectors can only be set on Service objects.`,
-		Example: `  # Set the labels and selector before creating a deployment/service pair
-  konverge create service clusterip my-svc --clusterip="None" -o yaml --dry-run=client | konverge set selector --local -f - 'environment=qa' -o yaml | konverge create -f -`,
+		Long: `Replace the selector of an object with the key=value pairs given; whatever
+selector it had goes. Keys and values follow the rules of labels (letters,
+digits, '-', '_' and '.', at most 63 characters, starting and ending with
+a letter or digit). --resource-version makes the update conditional on
+that version. Only Services take a selector this way.`,
+		Example: `  # Make a headless service and point it at the pods labelled env=qa
+  konverge create service clusterip qa --clusterip="None" -o yaml --dry-run=client | konverge set selector --local -f - 'env=qa' -o yaml | konverge create -f -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			dry, p, err := s.check()

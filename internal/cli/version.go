@@ -56,10 +56,10 @@ func newVersionCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of konverge and of the cluster",
-		Long: `Print the client and server version information for the current context: the
+		Long: `Print two versions for the current context: the
 kubectl version whose commands konverge reproduces, and the version of the cluster
 (the embedded cluster serves Kubernetes ` + embeddedAPIVersion + `).`,
-		Example: "  # Print the client and server versions for the current context\n  konverge version",
+		Example: "  # Both versions\n  konverge version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)

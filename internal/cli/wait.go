@@ -35,7 +35,8 @@ func NewWaitCmd(o *WaitOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait ([-f FILENAME] | resource.group/resource.name | resource.group [(-l label | --all)]) [--for=delete|--for condition=available|--for=jsonpath='{.status.x}'=value]",
 		Short: "Wait until objects are deleted, meet a condition or match a JSONPath",
-		Long: `Wait for a specific condition on one or many resources, as kubectl wait does.
+		Long: `Block until objects are deleted, have a condition or match a JSONPath value,
+as kubectl wait does.
 
 On the embedded cluster the command fast-forwards the virtual clock from one
 moment with due work to the next instead of sleeping: --timeout is cluster time
@@ -43,9 +44,14 @@ moment with due work to the next instead of sleeping: --timeout is cluster time
 
 --for=jsonpath takes a simple path of fields ({.status.readyReplicas}=3);
 filters and wildcards are not supported.`,
-		Example: `  konverge wait --for=condition=Available deployment/nginx-deployment
-  konverge wait --for=delete pod/busybox1 --timeout=60s
-  konverge wait --for=jsonpath='{.status.readyReplicas}'=3 deployment/nginx-deployment`,
+		Example: `  # Until deployment web is Available
+  konverge wait --for=condition=Available deployment/web
+
+  # Until pod job-1 is gone, for a minute at most
+  konverge wait --for=delete pod/job-1 --timeout=60s
+
+  # Until three replicas of web are ready
+  konverge wait --for=jsonpath='{.status.readyReplicas}'=3 deployment/web`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.complete(cmd)
 			return o.Run(cmd.Context(), args)
