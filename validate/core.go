@@ -679,11 +679,11 @@ func pvcSpec(spec obj, p *path) []Error {
 	return errs
 }
 
-// resourceQuota is ValidateResourceQuota without the checks of the
-// scopeSelector: spec.hard names are standard quota resources or
+// resourceQuota is ValidateResourceQuota: spec.hard names are standard quota resources or
 // qualified, quantities are not negative, and integers for the resources
-// counted in units (pods, services, count/...); spec.scopes are known,
-// apply to every resource and do not exclude each other.
+// counted in units (pods, services, count/...); spec.scopes and the
+// scopeSelector's scopes are known, apply to every resource and do not
+// exclude each other, and its operators and values fit.
 func resourceQuota(o, old obj) []Error {
 	var errs []Error
 	if old != nil {
@@ -698,6 +698,7 @@ func resourceQuota(o, old obj) []Error {
 		errs = append(errs, quantityValue(name, q, qs, hp.key(name))...)
 	}
 	errs = append(errs, quotaScopes(mget(o, "spec"), newPath("spec", "scopes"))...)
+	errs = append(errs, quotaScopeSelector(mget(o, "spec"), newPath("spec", "scopeSelector"))...)
 	return errs
 }
 

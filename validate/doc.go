@@ -31,10 +31,10 @@
 // annotations, volume sources other than the common ones (emptyDir,
 // hostPath, configMap, secret, downwardAPI, projected, persistentVolumeClaim,
 // nfs, ephemeral, image), Pod status and resize updates, Service
-// dual-stack upgrade rules beyond the primary clusterIP, a ResourceQuota's
-// scopeSelector (its names, types, quantities and scopes are checked,
-// and a LimitRange's, resource by resource in name order: kube-apiserver
-// reports them in map order), and CRD formats,
+// dual-stack upgrade rules beyond the primary clusterIP (a ResourceQuota's
+// and a LimitRange's names, types, scopes and quantities are checked,
+// resource by resource in name order: kube-apiserver reports them in map
+// order), and CRD formats,
 // allOf/anyOf/oneOf/not and CEL rules. Where kube-apiserver prints a whole
 // internal Go struct as the bad value (an immutable Job template, a
 // StatefulSet's volumeClaimTemplates) the value konverge prints differs.

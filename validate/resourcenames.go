@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -95,4 +97,82 @@ func scopeValidFor(scope, resource string) bool {
 		return resource == "persistentvolumeclaims" || resource == "requests.storage"
 	}
 	return true
+}
+
+// quotaScopeSelector is validateScopeSelector: each expression names a
+// known scope that applies to every resource of the quota, with an
+// operator that fits the scope and values that fit the operator; no two
+// scopes that exclude each other. Paths name matchExpressions without an
+// index, as kube-apiserver prints them.
+func quotaScopeSelector(spec obj, p *path) []Error {
+	sel, ok := spec["scopeSelector"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	hard := sortedKeys(mget(spec, "hard"))
+	mp := p.child("matchExpressions")
+	var errs []Error
+	set := map[string]bool{}
+	for _, x := range lget(sel, "matchExpressions") {
+		e := asObj(x)
+		name, op := sget(e, "scopeName"), sget(e, "operator")
+		values := lget(e, "values")
+		if !standardScopes[name] {
+			errs = append(errs, invalid(mp.child("scopeName"), name, "unsupported scope"))
+		}
+		for _, r := range hard {
+			if isStandardQuotaResource(r) && !scopeValidFor(name, r) {
+				errs = append(errs, invalid(mp, goValue(selectorGoValue(sel)), "unsupported scope applied to resource"))
+			}
+		}
+		switch name {
+		case "BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity":
+			if op != "Exists" {
+				errs = append(errs, invalid(mp.child("operator"), op, "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"))
+			}
+		}
+		switch op {
+		case "In", "NotIn":
+			if len(values) == 0 {
+				errs = append(errs, required(mp.child("values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"))
+			}
+		case "Exists", "DoesNotExist":
+			if len(values) != 0 {
+				errs = append(errs, invalid(mp.child("values"), values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"))
+			}
+		default:
+			errs = append(errs, invalid(mp.child("operator"), op, "not a valid selector operator"))
+		}
+		set[name] = true
+	}
+	if (set["BestEffort"] && set["NotBestEffort"]) || (set["Terminating"] && set["NotTerminating"]) {
+		errs = append(errs, invalid(mp, goValue("null"), "conflicting scopes"))
+	}
+	return errs
+}
+
+// selectorGoValue prints a scope selector as kube-apiserver prints its
+// internal struct: {"MatchExpressions":[{"ScopeName":...,"Operator":...,"Values":...}]}.
+func selectorGoValue(sel obj) string {
+	var b strings.Builder
+	b.WriteString(`{"MatchExpressions":`)
+	exprs := lget(sel, "matchExpressions")
+	if exprs == nil {
+		b.WriteString("null}")
+		return b.String()
+	}
+	b.WriteString("[")
+	for i, x := range exprs {
+		e := asObj(x)
+		if i > 0 {
+			b.WriteString(",")
+		}
+		values := "null"
+		if vs := lget(e, "values"); vs != nil {
+			values = formatValue(vs)
+		}
+		fmt.Fprintf(&b, `{"ScopeName":%s,"Operator":%s,"Values":%s}`, strconv.Quote(sget(e, "scopeName")), strconv.Quote(sget(e, "operator")), values)
+	}
+	b.WriteString("]}")
+	return b.String()
 }
