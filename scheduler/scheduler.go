@@ -98,6 +98,8 @@ type Cluster struct {
 	pods   map[string]*pod
 	// antiPods are the keys of the pods with required anti-affinity.
 	antiPods map[string]bool
+	// next is where the next search for nodes starts.
+	next int
 }
 
 // New returns a Cluster of the Node objects given (pods are added with
@@ -280,20 +282,54 @@ func (c *Cluster) Schedule(obj map[string]any) Decision {
 	in := newIncoming(c, p, spec)
 	statuses := make([]*status, len(c.nodes))
 	var feasible []*node
-	for i, n := range c.nodes {
+	// As kube-scheduler, a large cluster is searched from where the last
+	// search stopped, until enough feasible nodes are found.
+	want := numFeasibleNodesToFind(len(c.nodes))
+	start := c.next % len(c.nodes)
+	processed := 0
+	for k := 0; k < len(c.nodes) && len(feasible) < want; k++ {
+		i := (start + k) % len(c.nodes)
+		processed++
+		n := c.nodes[i]
 		if st := in.filter(n); st != nil {
 			statuses[i] = st
 			continue
 		}
 		feasible = append(feasible, n)
 	}
+	c.next = (start + processed) % len(c.nodes)
 	if len(feasible) > 0 {
+		if len(c.nodes) <= minFeasibleNodesToFind {
+			// Small clusters: every node was looked at; the tie-break
+			// is by name.
+			sort.Slice(feasible, func(a, b int) bool { return feasible[a].name < feasible[b].name })
+		}
 		return Decision{Node: in.best(feasible).name}
 	}
 	msg := fitError(len(c.nodes), statuses, "")
 	d := Decision{}
 	post := c.preempt(in, spec, statuses, &d)
 	return Decision{Message: msg + " " + post, NominatedNode: d.NominatedNode, Victims: d.Victims}
+}
+
+// minFeasibleNodesToFind is the number of nodes kube-scheduler looks at
+// at least; in larger clusters it stops once it has found a share of
+// them feasible (percentageOfNodesToScore's adaptive default).
+const minFeasibleNodesToFind = 100
+
+func numFeasibleNodesToFind(all int) int {
+	if all <= minFeasibleNodesToFind {
+		return all
+	}
+	pct := 50 - all/125
+	if pct < 5 {
+		pct = 5
+	}
+	n := all * pct / 100
+	if n < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return n
 }
 
 // fitError is kube-scheduler's "0/N nodes are available: ..." message:

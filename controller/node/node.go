@@ -1,7 +1,9 @@
-// Package node keeps the heartbeat of the embedded cluster's one Node, as
-// a kubelet does: the Lease kube-node-lease/<node> (holderIdentity, a
+// Package node keeps the heartbeat of the embedded cluster's Nodes, as a
+// kubelet does: the Lease kube-node-lease/<node> (holderIdentity, a
 // leaseDurationSeconds of 40, the Node as its owner) created once the
-// kubelet has registered its Node, and its renewTime moved on.
+// kubelet has registered its Node, and its renewTime moved on; and, as
+// the node lifecycle controller does, the
+// node.kubernetes.io/unschedulable:NoSchedule taint of a cordoned node.
 //
 // A real kubelet renews its Lease every 10 seconds. Here a renewal costs
 // nothing unless something else happens: the controller asks for no
@@ -56,6 +58,11 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		if kobj.Deleting(n) {
 			continue
 		}
+		tainted, err := syncUnschedulableTaint(ctx, c, n, now)
+		if err != nil {
+			return res, fmt.Errorf("node-lease: %s: %w", kobj.Name(n), err)
+		}
+		res.Changed = res.Changed || tainted
 		changed, err := renew(ctx, c, n, now)
 		if err != nil {
 			return res, fmt.Errorf("node-lease: %s: %w", kobj.Name(n), err)
@@ -63,6 +70,47 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		res.Changed = res.Changed || changed
 	}
 	return res, nil
+}
+
+// UnschedulableTaint is the taint of a cordoned node.
+const UnschedulableTaint = "node.kubernetes.io/unschedulable"
+
+// syncUnschedulableTaint is the node lifecycle controller's part in
+// cordoning: a node with spec.unschedulable gets the
+// node.kubernetes.io/unschedulable:NoSchedule taint (with the time it was
+// added), and loses it when it is uncordoned.
+func syncUnschedulableTaint(ctx context.Context, c cluster.Interface, node map[string]any, now time.Time) (bool, error) {
+	want := kobj.Bool(node, "spec", "unschedulable")
+	taints := kobj.Slice(node, "spec", "taints")
+	has := false
+	var kept []any
+	for _, t := range taints {
+		tm, _ := t.(map[string]any)
+		if kobj.Str(tm, "key") == UnschedulableTaint && kobj.Str(tm, "effect") == "NoSchedule" {
+			has = true
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if want == has {
+		return false, nil
+	}
+	next := kobj.Copy(node)
+	spec := kobj.EnsureMap(next, "spec")
+	if want {
+		spec["taints"] = append(append([]any{}, taints...), map[string]any{"key": UnschedulableTaint, "effect": "NoSchedule", "timeAdded": kobj.FormatTime(now)})
+	} else if len(kept) == 0 {
+		delete(spec, "taints")
+	} else {
+		spec["taints"] = kept
+	}
+	if _, err := c.Update(ctx, next); err != nil {
+		if cluster.IsConflict(err) || cluster.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("taint node: %w", err)
+	}
+	return true, nil
 }
 
 func renew(ctx context.Context, c cluster.Interface, node map[string]any, now time.Time) (bool, error) {
