@@ -30,9 +30,9 @@ func init() {
 }
 
 func newCordonCmd(g *Globals, cordon bool) *cobra.Command {
-	use, short := "cordon NODE", "Mark node as unschedulable"
+	use, short := "cordon NODE", "Keep new pods off a node (sets spec.unschedulable)"
 	if !cordon {
-		use, short = "uncordon NODE", "Mark node as schedulable"
+		use, short = "uncordon NODE", "Let new pods onto a cordoned node again"
 	}
 	var selector, dryRun string
 	cmd := &cobra.Command{
@@ -42,7 +42,7 @@ func newCordonCmd(g *Globals, cordon bool) *cobra.Command {
 			return runCordon(cmd.Context(), g, cordon, args, selector, dryRun)
 		},
 	}
-	cmd.Flags().StringVarP(&selector, "selector", "l", "", "Selector (label query) to filter on")
+	cmd.Flags().StringVarP(&selector, "selector", "l", "", "Only the nodes whose labels match this selector (key=value, key!=value, key in (a,b))")
 	dryRunFlag(cmd.Flags(), &dryRun)
 	return cmd
 }
@@ -193,7 +193,7 @@ func newTaintCmd(g *Globals) *cobra.Command {
 	var selector, dryRun string
 	cmd := &cobra.Command{
 		Use:   "taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N",
-		Short: "Update the taints on one or more nodes",
+		Short: "Add, change or remove the taints of nodes",
 		Example: "  konverge taint nodes node-a dedicated=db:NoSchedule\n" +
 			"  konverge taint nodes node-a dedicated:NoSchedule-\n  konverge taint nodes node-a dedicated-",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -201,9 +201,9 @@ func newTaintCmd(g *Globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&overwrite, "overwrite", false, "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.")
-	f.BoolVar(&all, "all", false, "Select all nodes in the cluster")
-	f.StringVarP(&selector, "selector", "l", "", "Selector (label query) to filter on")
+	f.BoolVar(&overwrite, "overwrite", false, "Replace a taint with the same key and effect instead of failing")
+	f.BoolVar(&all, "all", false, "Act on every node")
+	f.StringVarP(&selector, "selector", "l", "", "Only the nodes whose labels match this selector (key=value, key!=value, key in (a,b))")
 	dryRunFlag(f, &dryRun)
 	return cmd
 }
