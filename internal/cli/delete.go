@@ -63,7 +63,7 @@ TYPE NAME or TYPE/NAME, or those of a type that match a label selector
 		},
 	}
 	f := cmd.Flags()
-	o.FilenameFlags.AddFlags(f, "containing the resource to delete.")
+	o.FilenameFlags.AddFlags(f, "the objects to delete")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.BoolVar(&o.All, "all", false, "Delete every object of the given types in the namespace.")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Look in every namespace (the current one and --namespace are ignored).")

@@ -58,7 +58,7 @@ or empty file cancels the edit.`,
 	validateFlag(cmd.Flags(), &o.Validate)
 	subresourceFlag(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object.")
 	fieldManagerFlag(cmd.Flags(), &o.FieldManager, managerEdit)
-	o.FilenameFlags.AddFlags(cmd.Flags(), "to use to edit the resource")
+	o.FilenameFlags.AddFlags(cmd.Flags(), "the objects to edit")
 	return cmd
 }
 

@@ -95,9 +95,9 @@ server's with --kubeconfig. "konverge api-resources" lists the types.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "Print the fields of fields. Use --max-depth to cap the recursion depth.")
-	cmd.Flags().StringVar(&o.apiVersion, "api-version", "", "Get different explanations for particular API version (API group/version)")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "plaintext", "Format in which to render the schema (plaintext)")
+	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "Print the whole tree of fields below, names and types (see --max-depth).")
+	cmd.Flags().StringVar(&o.apiVersion, "api-version", "", "Explain the type as this group/version serves it.")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "plaintext", "How to print the documentation (plaintext).")
 	cmd.Flags().IntVar(&o.maxDepth, "max-depth", 0, "With --recursive, how many levels of fields to print (0: all).")
 	return cmd
 }

@@ -115,7 +115,7 @@ object's selector, or a pod's labels) and listens on the port given.`,
 	}
 	f.addFlags(cmd, managerExpose)
 	fs := cmd.Flags()
-	ff.AddFlags(fs, "identifying the resource to expose a service")
+	ff.AddFlags(fs, "the object to make a service for")
 	fs.StringVar(&protocol, "protocol", "", "The network protocol for the service to be created. Default is 'TCP'.")
 	fs.StringVar(&port, "port", "", "The port that the service should serve on. Copied from the resource being exposed, if unspecified")
 	fs.StringVar(&typ, "type", "", "Type for this service: ClusterIP, NodePort, LoadBalancer, or ExternalName. Default is 'ClusterIP'.")

@@ -30,10 +30,10 @@ type FilenameFlags struct {
 	Warnings io.Writer
 }
 
-// AddFlags registers -f, -R and -k; usage completes "The files that
-// contain the configurations " as kubectl's help does.
+// AddFlags registers -f, -R and -k; usage says what the files hold ("the
+// objects to delete").
 func (f *FilenameFlags) AddFlags(fs *pflag.FlagSet, usage string) {
-	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "The files that contain the configurations "+usage)
+	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "Manifest files, directories or URLs (- for standard input) with "+usage+".")
 	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories of -f and their subdirectories.")
 	fs.StringVarP(&f.Kustomize, "kustomize", "k", "", "Build a kustomization directory and use its objects (not with -f or -R).")
 }

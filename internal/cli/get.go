@@ -63,7 +63,7 @@ objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 	}
 	f := cmd.Flags()
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide, kyaml).")
-	o.FilenameFlags.AddFlags(f, "identifying the resource to get from a server.")
+	o.FilenameFlags.AddFlags(f, "the objects to print")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.StringVar(&o.FieldSelector, "field-selector", "", "Keep only objects whose fields match, e.g. status.phase=Running,spec.nodeName!=n1 (=, == and !=; each kind allows a few fields).")
 	f.StringVar(&o.SortBy, "sort-by", "", "Order the list by the value at this JSONPath, e.g. '{.metadata.name}' (numbers, strings or quantities).")

@@ -65,7 +65,7 @@ func NewLabelCmd(o *LabelOptions) *cobra.Command {
 	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
-	o.FilenameFlags.AddFlags(f, "identifying the resource to update the "+o.field)
+	o.FilenameFlags.AddFlags(f, "the objects whose "+o.field+" to change")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
 	dryRunFlag(f, &o.DryRun)
 	f.BoolVar(&o.Local, "local", false, "If true, "+use+" will NOT contact api-server but run locally.")

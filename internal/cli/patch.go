@@ -53,7 +53,7 @@ built-in kinds only), a JSON merge patch or a JSON patch (--type). The patch is 
 	f.StringVarP(&o.Patch, "patch", "p", "", "The patch, as JSON or YAML.")
 	f.StringVar(&o.PatchFile, "patch-file", "", "Read the patch from this file.")
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
-	o.FilenameFlags.AddFlags(f, "identifying the resource to update")
+	o.FilenameFlags.AddFlags(f, "the objects to patch")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
 	dryRunFlag(f, &o.DryRun)
 	fieldManagerFlag(f, &o.FieldManager, managerPatch)

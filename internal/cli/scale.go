@@ -56,7 +56,7 @@ changes (its last-applied configuration stays as it is).`,
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "Precondition for resource version. Requires that the current resource version match this value in order to scale.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace")
-	o.FilenameFlags.AddFlags(f, "identifying the resource to set a new size")
+	o.FilenameFlags.AddFlags(f, "the objects to scale")
 	return cmd
 }
 

@@ -65,7 +65,7 @@ type setFlags struct {
 func (s *setFlags) addFlags(cmd *cobra.Command, what string, selector bool) {
 	fs := cmd.Flags()
 	s.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
-	s.FilenameFlags.AddFlags(fs, "identifying the resource to get from a server.")
+	s.FilenameFlags.AddFlags(fs, "the objects to change")
 	fs.BoolVar(&s.All, "all", false, "Act on every object of the given types in the namespace")
 	if selector {
 		fs.StringVarP(&s.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")

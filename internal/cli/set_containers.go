@@ -183,9 +183,9 @@ left as it is.`,
 	}
 	s.addFlags(cmd, "resources", true)
 	fs := cmd.Flags()
-	fs.StringVarP(&containers, "containers", "c", "*", "The names of containers in the selected pod templates to change, all containers are selected by default - may use wildcards")
-	fs.StringVar(&limits, "limits", "", "The resource requirement requests for this container.  For example, 'cpu=100m,memory=256Mi'.  Note that server side components may assign requests depending on the server configuration, such as limit ranges.")
-	fs.StringVar(&requests, "requests", "", "The resource requirement requests for this container.  For example, 'cpu=100m,memory=256Mi'.  Note that server side components may assign requests depending on the server configuration, such as limit ranges.")
+	fs.StringVarP(&containers, "containers", "c", "*", "Which containers to change, by name; * (the default) matches any run of characters.")
+	fs.StringVar(&limits, "limits", "", "The limits to set, as resource=quantity pairs ('cpu=200m,memory=512Mi').")
+	fs.StringVar(&requests, "requests", "", "The requests to set, as resource=quantity pairs ('cpu=100m,memory=256Mi'); admission (a LimitRange) may add more.")
 	return cmd
 }
 
