@@ -53,12 +53,7 @@ func pathOf(err error) value.Path {
 	var se *cluster.StatusError
 	if errors.As(err, &se) {
 		if len(se.Causes) == 1 {
-			return se.Causes[0].Path()
-		}
-		if f, ok := cluster.UndecodableField(se); ok {
-			if p, err := value.ParsePath(f); err == nil {
-				return p
-			}
+			return se.Causes[0].Path() // an undecodable value's too
 		}
 	}
 	return nil

@@ -187,7 +187,7 @@ data: {password: "not base64!"}
 	}
 	// Output:
 	// Invalid: apply: web.yaml#1 (line 1) deployment.apps/web: Deployment.apps "web" is invalid: spec.template.metadata.labels: Invalid value: {"app":"frontend"}: `selector` does not match template `labels`
-	// BadRequest: apply: web.yaml#2 (line 10) secret/db: Secret in version "v1" cannot be handled as a Secret: data.password: illegal base64 data at input byte 3
+	// BadRequest: apply: web.yaml#2 (line 10) secret/db: Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3
 }
 
 // One field-path type, value.Path, in one spelling: a server-side apply

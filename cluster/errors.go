@@ -91,32 +91,29 @@ func QualifiedKind(gvk schema.GVK) string {
 }
 
 // NewUndecodable is kube-apiserver's error for a body it cannot decode into
-// its kind's Go type (a BadRequest): `Secret in version "v1" cannot be
-// handled as a Secret: data.password: illegal base64 data at input byte 3`,
-// field and msg being what the decoder reports. The embedded cluster and
-// apply's plans report it with this one function.
+// its kind's Go type (a BadRequest), worded as kube-apiserver v1.37.1
+// words it: `Secret in version "v1" cannot be handled as a Secret: illegal
+// base64 data at input byte 3`, msg being what the decoder reports. The
+// field the decoder stopped at is not in the message (kube-apiserver's
+// has none) but in the one Cause, so that a caller can name it
+// (UndecodableField, Cause.Path). The embedded cluster and apply's plans
+// report it with this one function.
 func NewUndecodable(gvk schema.GVK, field, msg string) *StatusError {
-	e := NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s: %s",
-		gvk.Kind, gvk.Version, gvk.Kind, field, msg))
+	e := NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s",
+		gvk.Kind, gvk.Version, gvk.Kind, msg))
 	e.Group, e.Kind = gvk.Group, gvk.Kind
+	if field != "" {
+		e.Causes = []Cause{{Type: "FieldValueInvalid", Field: field, Message: msg}}
+	}
 	return e
 }
 
-// UndecodableField returns the field of an error of NewUndecodable (a
-// BadRequest, which has no causes): "data.password".
+// UndecodableField returns the field of an error of NewUndecodable:
+// "data.password".
 func UndecodableField(e *StatusError) (field string, ok bool) {
-	if e == nil || e.Reason != ReasonBadRequest || e.Kind == "" {
+	if e == nil || e.Reason != ReasonBadRequest || len(e.Causes) != 1 || e.Kind == "" ||
+		!strings.HasPrefix(e.Message, e.Kind+" in version ") {
 		return "", false
 	}
-	prefix := e.Kind + " in version "
-	rest, ok := strings.CutPrefix(e.Message, prefix)
-	if !ok {
-		return "", false
-	}
-	_, rest, ok = strings.Cut(rest, " cannot be handled as a "+e.Kind+": ")
-	if !ok {
-		return "", false
-	}
-	field, _, ok = strings.Cut(rest, ": ")
-	return field, ok && field != ""
+	return e.Causes[0].Field, e.Causes[0].Field != ""
 }
