@@ -171,6 +171,9 @@ func (w *world) served(group, kind string) (cluster.Resource, bool) {
 
 func (w *world) checkKeys(ctx context.Context, keys []controller.Key) (controller.Result, error) {
 	for _, k := range keys {
+		if ignored(k.Group, k.Kind) {
+			continue
+		}
 		r, ok := w.served(k.Group, k.Kind)
 		if !ok {
 			continue

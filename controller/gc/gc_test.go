@@ -121,7 +121,7 @@ func (i indexed) Owned(ctx context.Context, fn func(group, kind, namespace, name
 // TestEveryKind: objects of any kind whose owners are missing go, those
 // with a live owner left lose the missing references; an owner of that
 // uid in another namespace does not count and is reported once; a
-// cluster-scoped object naming a namespaced owner stays. A full sync
+// cluster-scoped object naming a namespaced owner stays, and so do Events. A full sync
 // reads the objects with owners from the store's index, listing no kind
 // in full (but the owner's kind of a reference to another namespace),
 // and lists every kind without the index, to the same effect.
@@ -163,6 +163,9 @@ func TestEveryKind(t *testing.T) {
 					"ownerReferences": []any{cmRef("gone", "00000000-0004")}}},
 				{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "scoped",
 					"ownerReferences": []any{cmRef("owner", kobj.UID(elsewhere))}}},
+				{"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "ev", "namespace": "default",
+					"ownerReferences": []any{cmRef("gone", "00000000-0006")}},
+					"involvedObject": map[string]any{"kind": "ConfigMap", "name": "gone", "namespace": "default"}, "reason": "Exported"},
 				{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "gone",
 					"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "Namespace", "name": "gone", "uid": "00000000-0005"}}}},
 			} {
@@ -199,6 +202,8 @@ func TestEveryKind(t *testing.T) {
 				{schema.GVK{Version: "v1", Kind: "Secret"}, "default", "s", false, 0},
 				{crGVK, "", "scoped", true, 1},
 				{crGVK, "", "gone", false, 0},
+				// Events are not the collector's.
+				{schema.GVK{Version: "v1", Kind: "Event"}, "default", "ev", true, 1},
 			} {
 				o, err := s.Get(ctx, k.gvk, k.ns, k.name)
 				switch {
@@ -216,6 +221,9 @@ func TestEveryKind(t *testing.T) {
 			}
 			var got []string
 			for _, e := range events.Items {
+				if kobj.Str(e, "reason") != "OwnerRefInvalidNamespace" {
+					continue
+				}
 				got = append(got, fmt.Sprintf("%s %s %s/%s %d: %s", kobj.Str(e, "type"), kobj.Str(e, "reason"),
 					kobj.Str(e, "involvedObject", "kind"), kobj.Str(e, "involvedObject", "name"), kobj.IntOr(e, 0, "count"), kobj.Str(e, "message")))
 			}
