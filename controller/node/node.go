@@ -69,6 +69,14 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		}
 		res.Changed = res.Changed || changed
 	}
+	evicted, next, err := evictNoExecute(ctx, c, nodes.Items, now)
+	if err != nil {
+		return res, fmt.Errorf("taint-eviction: %w", err)
+	}
+	res.Changed = res.Changed || evicted
+	if !next.IsZero() {
+		res.RequeueAt = next
+	}
 	return res, nil
 }
 

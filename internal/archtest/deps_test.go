@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"controller/daemonset":        {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podmemo", "controller/internal/podhash", "schema", "selector", "value"},
 	"controller/cronjob":          {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
 	"controller/job":              {"apimeta", "cluster", "controller", "controller/event", "controller/internal/claim", "controller/internal/kobj", "schema", "selector", "value"},
-	"controller/node":             {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
+	"controller/node":             {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "value"},
 	"controller/persistentvolume": {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "quantity", "schema", "selector", "value"},
 	"controller/volumeprotection": {"apimeta", "cluster", "controller", "controller/internal/kobj", "schema", "value"},
 	"controller/endpoint":         {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/svcpods", "schema", "value"},

@@ -51,3 +51,48 @@ func TestNodeCordonTaint(t *testing.T) {
 		}
 	}
 }
+
+// TestNoExecuteTaintEvicts: a NoExecute taint evicts the pods that do
+// not tolerate it (DisruptionTarget, TaintManagerEviction), keeps those
+// that tolerate it for ever, and evicts those that tolerate it for a
+// while once that while is over.
+func TestNoExecuteTaintEvicts(t *testing.T) {
+	dir := t.TempDir()
+	useSimSessions(dir)
+	const pods = `apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec:
+  containers: [{name: c, image: nginx}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: tolerant}
+spec:
+  tolerations: [{key: maintenance, operator: Exists, effect: NoExecute}]
+  containers: [{name: c, image: nginx}]
+`
+	for _, s := range [][]string{
+		{"cluster", "init", "--clock=manual"},
+		{"apply", "-f", "-"},
+		{"clock", "advance", "10s"},
+		{"taint", "nodes", "konverge-node", "maintenance=now:NoExecute"},
+		{"clock", "advance", "1m"},
+	} {
+		stdin := ""
+		if s[0] == "apply" {
+			stdin = pods
+		}
+		if _, errOut, code := runKonverge(t, dir, stdin, s...); code != 0 {
+			t.Fatalf("konverge %s: %d %s", strings.Join(s, " "), code, errOut)
+		}
+	}
+	out, _, _ := runKonverge(t, dir, "", "get", "pods", "-o", "custom-columns=NAME:.metadata.name", "--no-headers")
+	if out != "tolerant\n" {
+		t.Errorf("pods after the NoExecute taint: %q, want only tolerant", out)
+	}
+	ev, _, _ := runKonverge(t, dir, "", "get", "events", "--field-selector", "reason=TaintManagerEviction", "-o", "custom-columns=MSG:.message,FROM:.source.component", "--no-headers")
+	if !strings.Contains(ev, "Marking for deletion Pod default/plain") || !strings.Contains(ev, "taint-eviction-controller") || strings.Contains(ev, "tolerant") {
+		t.Errorf("eviction Events:\n%s", ev)
+	}
+}
