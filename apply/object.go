@@ -48,7 +48,7 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.create = withoutNulls(p.modified)
 		return p
 	}
-	original, err := lastapplied.Get(live)
+	original, err := originalOf(live, p.modified, it.config)
 	if err != nil {
 		p.err = fmt.Errorf("retrieving original configuration: %w", err)
 		return p
