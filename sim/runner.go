@@ -149,6 +149,12 @@ type Runner struct {
 	// stopped is the cluster time at which the last call's work ran out
 	// before its target (zero: it did not).
 	stopped time.Time
+	// writes counts the controllers' writes since the Runner was made
+	// (Until's measure of a change).
+	writes int
+	// changes counts the controllers' writes other than heartbeats since
+	// the Runner was made (Until's measure of a change, see MaxIdle).
+	changes int
 	// waiting is set during RunUntil.
 	waiting bool
 	// synced is, by controller (in the order of Controllers), where in
@@ -354,6 +360,12 @@ func (r *Runner) RunUntil(ctx context.Context, cond func() (bool, error), timeou
 	if deadline.After(clock.Max) {
 		deadline = clock.Max // the clock goes no further
 	}
+	return r.runUntil(ctx, cond, func() time.Time { return deadline })
+}
+
+// runUntil is RunUntil with a deadline that may move: deadline is asked
+// again after every check of cond, and the clock never passes it.
+func (r *Runner) runUntil(ctx context.Context, cond func() (bool, error), deadlineOf func() time.Time) (met bool, err error) {
 	r.waiting = true
 	defer func() { r.waiting = false }()
 	err = r.call(ctx, true, func(s *session) error {
@@ -375,6 +387,7 @@ func (r *Runner) RunUntil(ctx context.Context, cond func() (bool, error), timeou
 				return err
 			}
 			now := r.Clock.Now()
+			deadline := deadlineOf()
 			if !now.Before(deadline) {
 				return nil
 			}
@@ -690,6 +703,8 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 			r.synced[i] = feedPos{}
 		}
 		writes = w.writes
+		r.changes += w.changes
+		r.writes += w.writes
 		r.work += w.writes + w.listed/listedPerUnit + w.cached/cachedPerUnit + w.other/otherPerUnit
 	}()
 	if inc, ok := ctrl.(controller.Incremental); ok && following && last.ok && last.epoch == f.epoch && same(last.ctrl, ctrl) && !FullSyncs {
@@ -790,6 +805,31 @@ type counting struct {
 	// listed: Pods and Events listed from the store; cached: from the
 	// list cache; other: objects of other kinds.
 	writes, listed, cached, other int
+	// changes counts the writes that are not heartbeats (Until's measure
+	// of a change, see MaxIdle).
+	changes int
+}
+
+// heartbeat reports whether a write of the kind is a heartbeat, which
+// time passing causes by itself (a node's Lease renewed), rather than a
+// change.
+func heartbeat(apiVersion, kind string) bool {
+	return kind == "Lease" && strings.HasPrefix(apiVersion, "coordination.k8s.io/")
+}
+
+// count counts one write of the kind (apiVersion: at least the group and
+// a slash).
+func (c *counting) count(apiVersion, kind string) {
+	c.writes++
+	if !heartbeat(apiVersion, kind) {
+		c.changes++
+	}
+}
+
+func objKind(obj cluster.Object) (apiVersion, kind string) {
+	apiVersion, _ = obj["apiVersion"].(string)
+	kind, _ = obj["kind"].(string)
+	return apiVersion, kind
 }
 
 func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
@@ -810,27 +850,27 @@ func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.Lis
 }
 
 func (c *counting) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
-	c.writes++
+	c.count(objKind(obj))
 	return c.Interface.Create(ctx, obj, append([]cluster.CreateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
-	c.writes++
+	c.count(objKind(obj))
 	return c.Interface.Update(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
-	c.writes++
+	c.count(objKind(obj))
 	return c.Interface.UpdateStatus(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
-	c.writes++
+	c.count(gvk.Group+"/", gvk.Kind)
 	return c.Interface.Patch(ctx, gvk, namespace, name, pt, patch, append([]cluster.PatchOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
-	c.writes++
+	c.count(gvk.Group+"/", gvk.Kind)
 	return c.Interface.Delete(ctx, gvk, namespace, name, opts...)
 }
 

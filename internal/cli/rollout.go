@@ -234,7 +234,8 @@ func waitFor(ctx context.Context, sess *Session, timeout time.Duration, check fu
 // sessionDriver is how a wait moves time in the session: on a real
 // cluster, polling every second of wall time; on the embedded cluster,
 // fast-forwarding its clock (sim.Runner.Until), where a wait without
-// timeout stops with an error when nothing is due any more.
+// timeout stops with an error when nothing is due any more, and any wait
+// after sim.MaxIdle (24 h) of cluster time without a change.
 func sessionDriver(sess *Session, what string) wait.Driver {
 	r := sess.Sim()
 	if r == nil {
@@ -242,8 +243,14 @@ func sessionDriver(sess *Session, what string) wait.Driver {
 	}
 	return wait.DriverFunc(func(ctx context.Context, cond func() (bool, error), timeout time.Duration) (bool, error) {
 		met, err := r.Until(ctx, cond, timeout)
-		if errors.Is(err, sim.ErrNothingDue) {
+		var idle *sim.IdleError
+		switch {
+		case errors.Is(err, sim.ErrNothingDue):
 			return false, &errStuck{what: what}
+		case errors.As(err, &idle):
+			// A wait of years for what never happens stops after
+			// sim.MaxIdle without a change, and says so.
+			return false, fmt.Errorf("%s: %w", what, err)
 		}
 		return met, err
 	})
