@@ -63,7 +63,7 @@ spec:
 `
 
 // TestGitOpsAuthor is the program the author of a GitOps tool writes
-// from the library's documentation (the README's library section, the
+// from the library's documentation (docs/library.md, the
 // package docs and Examples), each step as issue 19 met it: plan, apply,
 // normalize, mask, wait, prune an ApplySet, meet a conflict.
 func TestGitOpsAuthor(t *testing.T) {

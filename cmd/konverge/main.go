@@ -1,5 +1,5 @@
 // Command konverge applies, diffs and merges Kubernetes manifests the way
-// kubectl does. See the README for the commands.
+// kubectl does. See docs/usage.md for the commands.
 package main
 
 import (

@@ -1,5 +1,6 @@
-// Package examples checks that the README shows the example programs as
-// they are: their code, and the output their own tests check.
+// Package examples checks that the library's documentation
+// (docs/library.md) shows the example programs as they are: their code,
+// and the output their own tests check.
 package examples
 
 import (
@@ -17,14 +18,16 @@ var programRE = regexp.MustCompile("(?s)<!-- program: ([^ ]+) -->\n```go\n(.*?)`
 
 var gitopsRE = regexp.MustCompile("(?s)```console\n\\$ go run ./examples/gitops\n(.*?)```\n")
 
-// TestREADMEPrograms: every program of examples/library is in the README's
-// library section, with its main.go and its output (testdata/output.txt,
+// libraryDoc is the page that shows the programs.
+const libraryDoc = "../docs/library.md"
+
+// TestLibraryDocPrograms: every program of examples/library is in
+// docs/library.md, with its main.go and its output (testdata/output.txt,
 // which the program's own test compares with what it prints) as they are;
-// and so is the GitOps loop's output. With -update the README is
-// rewritten from the files.
-func TestREADMEPrograms(t *testing.T) {
-	const readme = "../README.md"
-	data, err := os.ReadFile(readme)
+// and so is the GitOps loop's output. With -update the page is rewritten
+// from the files.
+func TestLibraryDocPrograms(t *testing.T) {
+	data, err := os.ReadFile(libraryDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,15 +45,15 @@ func TestREADMEPrograms(t *testing.T) {
 		dir, code, runDir, out := m[1], m[2], m[3], m[4]
 		shown[dir] = true
 		if runDir != dir {
-			t.Errorf("README: the program %s is run as ./%s", dir, runDir)
+			t.Errorf("docs/library.md: the program %s is run as ./%s", dir, runDir)
 		}
 		wantCode, wantOut := read(dir+"/main.go"), read(dir+"/testdata/output.txt")
 		if !golden.Updating() {
 			if code != wantCode {
-				t.Errorf("README shows another %s/main.go (go test ./examples -update rewrites it)", dir)
+				t.Errorf("docs/library.md shows another %s/main.go (go test ./examples -update rewrites it)", dir)
 			}
 			if out != wantOut {
-				t.Errorf("README shows another output of %s:\n%s\nwant:\n%s", dir, out, wantOut)
+				t.Errorf("docs/library.md shows another output of %s:\n%s\nwant:\n%s", dir, out, wantOut)
 			}
 		}
 		return "<!-- program: " + dir + " -->\n```go\n" + wantCode + "```\n\n```console\n$ go run ./" + dir + "\n" + wantOut + "```\n"
@@ -62,7 +65,7 @@ func TestREADMEPrograms(t *testing.T) {
 	for _, d := range dirs {
 		dir := "examples/" + filepath.ToSlash(filepath.Dir(d))
 		if !shown[dir] {
-			t.Errorf("README does not show %s", dir)
+			t.Errorf("docs/library.md does not show %s", dir)
 		}
 	}
 	found := false
@@ -71,15 +74,15 @@ func TestREADMEPrograms(t *testing.T) {
 		out := gitopsRE.FindStringSubmatch(block)[1]
 		want := read("examples/gitops/testdata/output.txt")
 		if !golden.Updating() && out != want {
-			t.Errorf("README shows another output of examples/gitops:\n%s\nwant:\n%s", out, want)
+			t.Errorf("docs/library.md shows another output of examples/gitops:\n%s\nwant:\n%s", out, want)
 		}
 		return "```console\n$ go run ./examples/gitops\n" + want + "```\n"
 	})
 	if !found {
-		t.Error("README does not show the output of examples/gitops")
+		t.Error("docs/library.md does not show the output of examples/gitops")
 	}
 	if golden.Updating() && text != string(data) {
-		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(libraryDoc, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
