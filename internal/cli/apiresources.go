@@ -10,10 +10,6 @@ import (
 	"github.com/konverge/konverge/internal/printer"
 )
 
-func init() {
-	commands = append(commands, newAPIResourcesCmd)
-}
-
 // newAPIResourcesCmd is `konverge api-resources`: the kinds the cluster
 // serves, as kubectl api-resources prints them.
 func newAPIResourcesCmd(g *Globals) *cobra.Command {

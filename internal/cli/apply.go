@@ -38,12 +38,6 @@ type ApplyOptions struct {
 	Concurrency int
 }
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewApplyCmd(&ApplyOptions{g: g})
-	})
-}
-
 // NewApplyCmd returns konverge apply.
 func NewApplyCmd(o *ApplyOptions) *cobra.Command {
 	cmd := &cobra.Command{

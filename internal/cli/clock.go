@@ -10,46 +10,49 @@ import (
 	"github.com/konverge/konverge/clock"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "clock",
-			Short: "Print the embedded cluster's time and clock mode",
-			Long: `Print the embedded cluster's virtual time (RFC 3339) and its clock mode
+// newClockCmd is konverge clock: the embedded cluster's virtual time.
+// Its one subcommand, advance, is listed in commands.go.
+func newClockCmd(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "clock",
+		Short: "Print the embedded cluster's time and clock mode",
+		Long: `Print the embedded cluster's virtual time (RFC 3339) and its clock mode
 (wall or manual; see "konverge cluster init --help"), after catching a wall
 clock up to the wall time.`,
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				g.complete(cmd)
-				return runClock(cmd.Context(), g, 0, false)
-			},
-		}
-		cmd.AddCommand(&cobra.Command{
-			Use:   "advance DURATION",
-			Short: "Move the embedded cluster's time forward",
-			Long: `Move the embedded cluster's virtual time forward by DURATION (a Go duration:
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			g.complete(cmd)
+			return runClock(cmd.Context(), g, 0, false)
+		},
+	}
+}
+
+// newClockAdvanceCmd is konverge clock advance.
+func newClockAdvanceCmd(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "advance DURATION",
+		Short: "Move the embedded cluster's time forward",
+		Long: `Move the embedded cluster's virtual time forward by DURATION (a Go duration:
 30s, 5m, 1h30m), running the controllers and the simulated kubelet at every
 moment they have work due on the way, in order.
 
 With a manual clock this is how time moves. With a wall clock it moves the
 cluster ahead of the wall clock; the cluster time then stays put until the
 wall clock catches up.`,
-			Example: "  konverge clock advance 30s",
-			Args:    cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				g.complete(cmd)
-				d, err := time.ParseDuration(args[0])
-				if err != nil {
-					return fmt.Errorf("clock advance: %w", err)
-				}
-				if d < 0 {
-					return fmt.Errorf("clock advance: %s: the clock does not go back", args[0])
-				}
-				return runClock(cmd.Context(), g, d, true)
-			},
-		})
-		return cmd
-	})
+		Example: "  konverge clock advance 30s",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.complete(cmd)
+			d, err := time.ParseDuration(args[0])
+			if err != nil {
+				return fmt.Errorf("clock advance: %w", err)
+			}
+			if d < 0 {
+				return fmt.Errorf("clock advance: %s: the clock does not go back", args[0])
+			}
+			return runClock(cmd.Context(), g, d, true)
+		},
+	}
 }
 
 func runClock(ctx context.Context, g *Globals, d time.Duration, advance bool) error {

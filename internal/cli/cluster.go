@@ -155,8 +155,9 @@ func (e *closeError) Error() string { return "saving the cluster state: " + e.er
 func (e *closeError) Unwrap() error { return e.err }
 
 // openHooks run on every newly opened embedded session, in order, before
-// the command sees it (the virtual clock and the controllers hook in here).
-var openHooks []func(ctx context.Context, g *Globals, s *Session) error
+// the command sees it: simHook (simhook.go) hooks the virtual clock and the
+// controllers in; tests append theirs.
+var openHooks = []func(ctx context.Context, g *Globals, s *Session) error{simHook}
 
 // Open opens the cluster the flags name: a real one with --kubeconfig or
 // --context (see kube.go; $KUBECONFIG alone does not select it), else the

@@ -14,16 +14,13 @@ import (
 	"github.com/konverge/konverge/sim"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "cluster",
-			Short: "Manage the embedded cluster",
-		}
-		cmd.AddCommand(NewClusterInitCmd(&ClusterInitOptions{Globals: g}))
-		cmd.AddCommand(NewClusterResetCmd(&ClusterInitOptions{Globals: g, Reset: true}))
-		return cmd
-	})
+// newClusterCmd is konverge cluster, whose subcommands (init, reset) are
+// listed in commands.go.
+func newClusterCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cluster",
+		Short: "Manage the embedded cluster",
+	}
 }
 
 // ClusterInitOptions are the flags of `konverge cluster init`.

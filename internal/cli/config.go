@@ -14,10 +14,6 @@ import (
 	"github.com/konverge/konverge/internal/printer"
 )
 
-func init() {
-	commands = append(commands, newConfigCmd)
-}
-
 // newConfigCmd is kubectl config view, get-contexts, current-context and
 // use-context, over the kubeconfig konverge reads for --context and
 // --kubeconfig: --kubeconfig, else $KUBECONFIG (its files merged), else
@@ -40,7 +36,6 @@ last one of the list when none does). Without either, ~/.kube/config.`,
 			return &ExitError{Code: 1}
 		},
 	}
-	cmd.AddCommand(newConfigViewCmd(g), newConfigGetContextsCmd(g), newConfigCurrentContextCmd(g), newConfigUseContextCmd(g))
 	return cmd
 }
 

@@ -34,13 +34,6 @@ type WriteOptions struct {
 	Subresource string
 }
 
-func init() {
-	commands = append(commands,
-		func(g *Globals) *cobra.Command { return NewCreateCmd(&WriteOptions{g: g}) },
-		func(g *Globals) *cobra.Command { return NewReplaceCmd(&WriteOptions{g: g, Replace: true}) },
-	)
-}
-
 // NewCreateCmd returns konverge create.
 func NewCreateCmd(o *WriteOptions) *cobra.Command {
 	cmd := &cobra.Command{
@@ -59,7 +52,6 @@ On the embedded cluster the objects are created all or none.`,
 		},
 	}
 	o.addFlags(cmd, "to use to create the resource")
-	cmd.AddCommand(generatorCmds(o.g)...)
 	return cmd
 }
 

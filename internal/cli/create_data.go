@@ -342,7 +342,6 @@ func newCreateSecretCmd(g *Globals) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newCreateSecretGenericCmd(g), newCreateSecretTLSCmd(g), newCreateSecretDockerCmd(g))
 	return cmd
 }
 

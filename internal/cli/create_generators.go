@@ -4,20 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/spf13/cobra"
 )
-
-// generatorCmds are the subcommands of create that build an object from
-// flags.
-func generatorCmds(g *Globals) []*cobra.Command {
-	return []*cobra.Command{
-		newCreateNamespaceCmd(g), newCreateServiceAccountCmd(g), newCreateConfigMapCmd(g), newCreateSecretCmd(g),
-		newCreateDeploymentCmd(g), newCreateJobCmd(g), newCreateCronJobCmd(g), newCreateServiceCmd(g),
-		newCreateRoleCmd(g), newCreateClusterRoleCmd(g), newCreateRoleBindingCmd(g), newCreateClusterRoleBindingCmd(g),
-		newCreatePriorityClassCmd(g), newCreateQuotaCmd(g), newCreatePDBCmd(g), newCreateIngressCmd(g),
-	}
-}
 
 // mapStringString is a flag of "key=value" pairs separated by commas,
 // as kubectl's --aggregation-rule.

@@ -260,9 +260,6 @@ func newCreateServiceCmd(g *Globals) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	for _, t := range []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeExternalName} {
-		cmd.AddCommand(newCreateServiceTypeCmd(g, t))
-	}
 	return cmd
 }
 

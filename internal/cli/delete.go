@@ -34,12 +34,6 @@ type DeleteOptions struct {
 	ignoreNotFoundSet bool
 }
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewDeleteCmd(&DeleteOptions{g: g})
-	})
-}
-
 // NewDeleteCmd returns konverge delete.
 func NewDeleteCmd(o *DeleteOptions) *cobra.Command {
 	cmd := &cobra.Command{

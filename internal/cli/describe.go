@@ -13,12 +13,6 @@ import (
 	"github.com/konverge/konverge/internal/printer"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewDescribeCmd(&DescribeOptions{Globals: g})
-	})
-}
-
 // describeLocation is the time zone describe prints timestamps in; nil
 // means time.Local (tests pin it).
 var describeLocation *time.Location

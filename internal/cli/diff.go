@@ -32,12 +32,6 @@ type DiffOptions struct {
 	Concurrency       int
 }
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewDiffCmd(&DiffOptions{g: g})
-	})
-}
-
 // NewDiffCmd returns konverge diff.
 func NewDiffCmd(o *DiffOptions) *cobra.Command {
 	cmd := &cobra.Command{

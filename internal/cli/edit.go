@@ -18,12 +18,6 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewEditCmd(&EditOptions{Globals: g})
-	})
-}
-
 // EditOptions are the flags of konverge edit.
 type EditOptions struct {
 	*Globals

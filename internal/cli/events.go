@@ -16,10 +16,6 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-func init() {
-	commands = append(commands, newEventsCmd)
-}
-
 // eventGVK is the core Event kind, the one kubectl events lists.
 var eventGVK = schema.GVK{Version: "v1", Kind: "Event"}
 

@@ -18,10 +18,6 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-func init() {
-	commands = append(commands, newExplainCmd)
-}
-
 // explainOptions are kubectl explain's flags.
 type explainOptions struct {
 	recursive  bool

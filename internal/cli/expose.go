@@ -15,10 +15,6 @@ import (
 	"github.com/konverge/konverge/internal/printer"
 )
 
-func init() {
-	commands = append(commands, newExposeCmd)
-}
-
 // newExposeCmd is kubectl expose: a service for a pod, service,
 // replication controller, deployment or replica set, its selector and
 // ports read from the object.

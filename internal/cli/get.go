@@ -14,12 +14,6 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewGetCmd(&GetOptions{Globals: g})
-	})
-}
-
 // GetOptions are the flags of konverge get.
 type GetOptions struct {
 	*Globals

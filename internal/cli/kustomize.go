@@ -9,10 +9,6 @@ import (
 	"github.com/konverge/konverge/internal/kustomize"
 )
 
-func init() {
-	commands = append(commands, newKustomizeCmd)
-}
-
 // newKustomizeCmd is kubectl kustomize: the resources a kustomization
 // builds, printed as YAML, with the kustomize library.
 func newKustomizeCmd(g *Globals) *cobra.Command {

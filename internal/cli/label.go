@@ -17,13 +17,6 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
-func init() {
-	commands = append(commands,
-		func(g *Globals) *cobra.Command { return NewLabelCmd(&LabelOptions{Globals: g, field: "labels"}) },
-		func(g *Globals) *cobra.Command { return NewLabelCmd(&LabelOptions{Globals: g, field: "annotations"}) },
-	)
-}
-
 // LabelOptions are the flags of konverge label and konverge annotate,
 // which differ only in the metadata field they change.
 type LabelOptions struct {

@@ -16,10 +16,6 @@ import (
 	"github.com/konverge/konverge/selector"
 )
 
-func init() {
-	commands = append(commands, newLogsCmd)
-}
-
 // logsOptions are kubectl logs' flags.
 type logsOptions struct {
 	container      string

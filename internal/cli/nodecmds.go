@@ -21,14 +21,6 @@ import (
 
 var nodeGVK = schema.GVK{Version: "v1", Kind: "Node"}
 
-func init() {
-	commands = append(commands,
-		func(g *Globals) *cobra.Command { return newCordonCmd(g, true) },
-		func(g *Globals) *cobra.Command { return newCordonCmd(g, false) },
-		newTaintCmd,
-	)
-}
-
 func newCordonCmd(g *Globals, cordon bool) *cobra.Command {
 	use, short := "cordon NODE", "Keep new pods off a node (sets spec.unschedulable)"
 	if !cordon {

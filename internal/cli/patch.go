@@ -16,12 +16,6 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewPatchCmd(&PatchOptions{Globals: g})
-	})
-}
-
 // PatchOptions are the flags of konverge patch.
 type PatchOptions struct {
 	*Globals

@@ -25,12 +25,6 @@ import (
 	"github.com/konverge/konverge/wait"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewRolloutCmd(g)
-	})
-}
-
 // NewRolloutCmd returns `konverge rollout` and its subcommands.
 func NewRolloutCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -45,8 +39,6 @@ kubelet have work due, instead of sleeping; --timeout is cluster time.`,
   konverge rollout history deployment/nginx-deployment --revision=2
   konverge rollout undo deployment/nginx-deployment --to-revision=2`,
 	}
-	cmd.AddCommand(newRolloutStatusCmd(g), newRolloutHistoryCmd(g), newRolloutUndoCmd(g),
-		newRolloutPauseResumeCmd(g, true), newRolloutPauseResumeCmd(g, false), newRolloutRestartCmd(g))
 	return cmd
 }
 

@@ -32,32 +32,6 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// commands are the cluster commands, each registered by its own file's
-// init function so that files stay independent.
-var commands []func(g *Globals) *cobra.Command
-
-// NewRootCmd returns the konverge command with all its subcommands.
-func NewRootCmd(s Streams) *cobra.Command {
-	root := &cobra.Command{
-		Use:           "konverge",
-		Short:         "Declarative apply engine for Kubernetes manifests",
-		Long:          "konverge computes and applies what kubectl apply does: the three-way strategic merge between the last-applied configuration, your manifests and the live objects.",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SetIn(s.In)
-	root.SetOut(s.Out)
-	root.SetErr(s.ErrOut)
-	g := &Globals{Streams: s}
-	g.AddFlags(root)
-	root.AddCommand(NewMergeCmd(&MergeOptions{Streams: s}))
-	for _, add := range commands {
-		root.AddCommand(add(g))
-	}
-	closeAtEnd(g, root)
-	return root
-}
-
 // closeAtEnd makes every command close the sessions it opened when it
 // ends, and report a failure to do so: a command exits 0 only when what
 // it did is saved. A command that failed keeps its exit code (at least 1;

@@ -12,12 +12,6 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewScaleCmd(&ScaleOptions{Globals: g})
-	})
-}
-
 // ScaleOptions are the flags of konverge scale.
 type ScaleOptions struct {
 	*Globals

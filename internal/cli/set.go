@@ -17,23 +17,20 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "set SUBCOMMAND",
-			Short: "Change one aspect of objects: images, resources, env, selector, service account",
-			Long: `Change one aspect of objects, as kubectl set does. These commands change a
+// newSetCmd is konverge set, whose subcommands are listed in commands.go.
+func newSetCmd(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "set SUBCOMMAND",
+		Short: "Change one aspect of objects: images, resources, env, selector, service account",
+		Long: `Change one aspect of objects, as kubectl set does. These commands change a
 field of the live object with a strategic merge patch (or, with --local, of the
 objects of -f files, printed without a cluster); the last-applied configuration
 is left as it is.`,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				fmt.Fprint(g.ErrOut, cmd.UsageString())
-				return &ExitError{Code: 1}
-			},
-		}
-		cmd.AddCommand(newSetImageCmd(g), newSetResourcesCmd(g), newSetEnvCmd(g), newSetServiceAccountCmd(g), newSetSelectorCmd(g))
-		return cmd
-	})
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprint(g.ErrOut, cmd.UsageString())
+			return &ExitError{Code: 1}
+		},
+	}
 }
 
 // setFlags are the flags every set subcommand shares, and the run that

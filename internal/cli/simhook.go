@@ -20,10 +20,6 @@ import (
 // work at all: the clock records the store revision and the next due time
 // of the last settle.
 
-func init() {
-	openHooks = append(openHooks, simHook)
-}
-
 // simSession is the simulation state of one open session.
 type simSession struct {
 	runner *sim.Runner

@@ -15,10 +15,6 @@ import (
 	"github.com/konverge/konverge/cluster/kube"
 )
 
-func init() {
-	commands = append(commands, newVersionCmd, newAPIVersionsCmd)
-}
-
 // The version konverge reports: the kubectl whose commands, flags and
 // output it reproduces, the kustomize it builds -k with
 // (sigs.k8s.io/kustomize/api v0.21.1, which kustomize v5.8.1 and kubectl

@@ -14,12 +14,6 @@ import (
 	"github.com/konverge/konverge/wait"
 )
 
-func init() {
-	commands = append(commands, func(g *Globals) *cobra.Command {
-		return NewWaitCmd(&WaitOptions{Globals: g, Timeout: 30 * time.Second})
-	})
-}
-
 // WaitOptions are the flags of konverge wait.
 type WaitOptions struct {
 	*Globals
