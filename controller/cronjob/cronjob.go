@@ -15,7 +15,6 @@ package cronjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -29,6 +28,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/value"
 )
 
@@ -70,34 +70,12 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			byOwner[uid] = append(byOwner[uid], j)
 		}
 	}
-	var errs []error
-	for _, cj := range cjs.Items {
-		// An object whose last sync failed waits for its back-off, unless
-		// it was changed since (an update is queued at once).
-		until, waiting, err := event.Waiting(ctx, c, cj, Component, now)
-		if err != nil {
-			return res, fmt.Errorf("cronjob: %w", err)
-		}
-		if waiting {
-			res = res.Merge(controller.Result{RequeueAt: until})
-			continue
-		}
+	loop := reconcile.Loop{Name: "cronjob", Component: Component, Wait: true, Scheduled: true}
+	return loop.Run(ctx, c, now, cjs.Items, func(ctx context.Context, cj map[string]any) (reconcile.Outcome, error) {
 		s := &syncer{c: c, now: now, cj: cj, jobs: byOwner[kobj.UID(cj)]}
-		err = s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue, Scheduled: s.requeue})
-		retry, failure, rerr := event.AfterSync(ctx, c, cj, Component, now, err)
-		if rerr != nil {
-			return res, fmt.Errorf("cronjob: %w", rerr)
-		}
-		res = res.Merge(controller.Result{RequeueAt: retry})
-		if failure != nil {
-			errs = append(errs, failure)
-		}
-	}
-	if len(errs) > 0 {
-		return res, fmt.Errorf("cronjob: %w", errors.Join(errs...))
-	}
-	return res, nil
+		err := s.run(ctx)
+		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
+	})
 }
 
 type syncer struct {

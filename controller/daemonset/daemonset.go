@@ -30,6 +30,7 @@ import (
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/internal/podhash"
 	"github.com/konverge/konverge/controller/internal/podmemo"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -74,94 +75,42 @@ func (ctl Controller) Reset() {
 	}
 }
 
+// owners is the controller's scaffold: its Sync and SyncChanged.
+var owners = podmemo.Owners{
+	Name:  "daemonset",
+	GVK:   kobj.DaemonSetGVK,
+	Kinds: podmemo.Kinds{Group: "apps", Kind: "DaemonSet", Nodes: true, Revisions: true},
+	Sync:  syncAll,
+}
+
 // Sync reconciles every DaemonSet once.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	var res controller.Result
-	m := ctl.m
-	if m == nil {
-		m = &podmemo.Memory{}
-	}
-	dss, err := c.List(ctx, kobj.DaemonSetGVK)
-	if err != nil {
-		return res, fmt.Errorf("daemonset: list daemonsets: %w", err)
-	}
-	if len(dss.Items) == 0 {
-		m.Reset()
-		return res, nil
-	}
-	pods, err := c.List(ctx, kobj.PodGVK)
-	if err != nil {
-		return res, fmt.Errorf("daemonset: list pods: %w", err)
-	}
-	m.Rebuild(pods.Items)
-	return syncAll(ctx, c, now, m, dss.Items, claim.NewIndex(pods.Items))
+	return owners.Full(ctx, c, now, ctl.m)
 }
 
 // SyncChanged implements controller.Incremental.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
-	m := ctl.m
-	if m == nil || !m.OK {
-		return ctl.Sync(ctx, c, now)
-	}
-	dss, err := c.List(ctx, kobj.DaemonSetGVK)
-	if err != nil {
-		return controller.Result{}, fmt.Errorf("daemonset: list daemonsets: %w", err)
-	}
-	todo, res, err := m.Pending(ctx, c, changed, dss.Items, podmemo.Kinds{Group: "apps", Kind: "DaemonSet", Nodes: true}, now)
-	if err != nil {
-		return res, fmt.Errorf("daemonset: %w", err)
-	}
-	if len(todo) == 0 {
-		return res, nil
-	}
-	out, err := syncAll(ctx, c, now, m, todo, claim.NewIndex(m.Candidates(todo)))
-	return res.Merge(out), err
+	return owners.Changed(ctx, c, now, ctl.m, changed)
 }
 
-// syncAll syncs dss with the pods of idx (all pods, or those dss may
-// claim).
-func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, dss []map[string]any, idx *claim.Index) (controller.Result, error) {
-	var res controller.Result
+// syncAll syncs dss with pods (every pod, or those dss may claim).
+func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, _, dss, pods []map[string]any) (controller.Result, error) {
 	nodes, err := c.List(ctx, kobj.NodeGVK)
 	if err != nil {
-		return res, fmt.Errorf("daemonset: list nodes: %w", err)
+		return controller.Result{}, fmt.Errorf("daemonset: list nodes: %w", err)
 	}
 	revs, err := c.List(ctx, kobj.ControllerRevisionGVK)
 	if err != nil {
-		return res, fmt.Errorf("daemonset: list controllerrevisions: %w", err)
+		return controller.Result{}, fmt.Errorf("daemonset: list controllerrevisions: %w", err)
 	}
-	w := &world{c: c, now: now, nodes: nodes.Items, pods: idx, revs: claim.NewIndex(revs.Items),
-		names: names{taken: m.Taken}}
-	var errs []error
-	for _, ds := range dss {
-		// An object whose last sync failed waits for its back-off, unless
-		// it was changed since (an update is queued at once).
-		until, waiting, err := event.Waiting(ctx, c, ds, Component, now)
-		if err != nil {
-			return res, fmt.Errorf("daemonset: %w", err)
-		}
-		if waiting {
-			res = res.Merge(controller.Result{RequeueAt: until})
-			m.Synced(ds, false, until)
-			continue
-		}
+	w := &world{c: c, now: now, nodes: nodes.Items, pods: claim.NewIndex(pods), revs: claim.NewIndex(revs.Items),
+		names: podmemo.Names{Taken: m.Taken}}
+	loop := reconcile.Loop{Name: "daemonset", Component: Component, Wait: true, Memory: m}
+	return loop.Run(ctx, c, now, dss, func(ctx context.Context, ds map[string]any) (reconcile.Outcome, error) {
 		s := &syncer{world: w, ds: ds}
-		err = s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		m.Synced(ds, s.changed || err != nil, s.requeue)
-		retry, failure, rerr := event.AfterSync(ctx, c, ds, Component, now, err)
-		if rerr != nil {
-			return res, fmt.Errorf("daemonset: %w", rerr)
-		}
-		res = res.Merge(controller.Result{RequeueAt: retry})
-		if failure != nil {
-			errs = append(errs, failure)
-		}
-	}
-	if len(errs) > 0 {
-		return res, fmt.Errorf("daemonset: %w", errors.Join(errs...))
-	}
-	return res, nil
+		err := s.run(ctx)
+		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
+	})
 }
 
 type world struct {
@@ -170,23 +119,7 @@ type world struct {
 	nodes []cluster.Object
 	pods  *claim.Index
 	revs  *claim.Index
-	names names
-}
-
-// names are the pod names taken: those of the pods the memory holds and
-// those a sync created.
-type names struct {
-	taken func(podmemo.Key) bool
-	added map[podmemo.Key]bool
-}
-
-func (n *names) has(k podmemo.Key) bool { return n.added[k] || n.taken(k) }
-
-func (n *names) add(k podmemo.Key) {
-	if n.added == nil {
-		n.added = map[podmemo.Key]bool{}
-	}
-	n.added[k] = true
+	names podmemo.Names
 }
 
 type syncer struct {
@@ -595,11 +528,11 @@ func (s *syncer) newPod(node, hash string) map[string]any {
 		// does not take the name of the one it replaces, and the same
 		// cluster at the same time names it the same.
 		name = prefix + kobj.ShortName(5, ns, dsName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
-		if !s.names.has(podmemo.Key{ns, name}) {
+		if !s.names.Has(podmemo.Key{ns, name}) {
 			break
 		}
 	}
-	s.names.add(podmemo.Key{ns, name})
+	s.names.Add(podmemo.Key{ns, name})
 	pmd := map[string]any{
 		"name":            name,
 		"generateName":    prefix,

@@ -29,6 +29,8 @@ import (
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/claim"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/podmemo"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -58,7 +60,7 @@ var apiBackoff = event.Limiter{Base: time.Second, Max: time.Minute, PerSync: tru
 // every sync; New returns one that remembers (an incremental controller,
 // one per runner).
 type Controller struct {
-	m *memory
+	m *podmemo.Memory
 }
 
 // New returns an incremental Job controller: SyncChanged syncs only the
@@ -66,7 +68,11 @@ type Controller struct {
 // selector matches, its Events, its namespace's quotas and limits), those
 // whose last sync wrote something and those whose requeue time came; the
 // others would write nothing.
-func New() Controller { return Controller{m: &memory{}} }
+func New() Controller { return Controller{m: newMemory()} }
+
+// newMemory returns the controller's memory: it marks the pods with the
+// tracking finalizer.
+func newMemory() *podmemo.Memory { return &podmemo.Memory{Mark: hasFinalizer} }
 
 var _ controller.Incremental = Controller{}
 
@@ -77,107 +83,57 @@ func (Controller) Name() string { return "job" }
 // one.
 func (ctl Controller) Reset() {
 	if ctl.m != nil {
-		*ctl.m = memory{}
+		ctl.m.Reset()
 	}
+}
+
+// owners is the controller's scaffold: its Sync and SyncChanged. Every
+// sync sweeps the pods with the tracking finalizer, Jobs or not.
+var owners = podmemo.Owners{
+	Name:  "job",
+	GVK:   kobj.JobGVK,
+	Kinds: podmemo.Kinds{Group: "batch", Kind: "Job"},
+	Sweep: true,
+	Sync:  syncAll,
 }
 
 // Sync reconciles every Job once, and removes the tracking finalizer of
 // pods whose Job is gone or finished.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	var res controller.Result
-	jobs, err := c.List(ctx, kobj.JobGVK)
-	if err != nil {
-		return res, fmt.Errorf("job: list jobs: %w", err)
-	}
-	pods, err := c.List(ctx, kobj.PodGVK)
-	if err != nil {
-		return res, fmt.Errorf("job: list pods: %w", err)
-	}
 	m := ctl.m
 	if m == nil {
-		m = &memory{}
+		m = newMemory()
 	}
-	m.rebuild(pods.Items)
-	var w *world
-	if len(jobs.Items) > 0 {
-		// The index of every pod only when there are Jobs to sync.
-		w = &world{c: c, now: now, pods: claim.NewIndex(pods.Items), names: names{taken: m.pods}}
-	}
-	return m.sync(ctx, c, now, jobs.Items, jobs.Items, w, nil)
+	return owners.Full(ctx, c, now, m)
 }
 
 // SyncChanged implements controller.Incremental.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
-	m := ctl.m
-	if m == nil || !m.ok {
-		return ctl.Sync(ctx, c, now)
-	}
-	var res controller.Result
-	jobs, err := c.List(ctx, kobj.JobGVK)
-	if err != nil {
-		return res, fmt.Errorf("job: list jobs: %w", err)
-	}
-	dirty, err := m.dirty(ctx, c, changed, jobs.Items)
-	if err != nil {
-		return res, fmt.Errorf("job: %w", err)
-	}
-	var todo []map[string]any
-	for _, j := range jobs.Items {
-		key := [2]string{kobj.Namespace(j), kobj.Name(j)}
-		if at, ok := m.clean[key]; ok && !dirty.jobs[key] && !dirty.ns[key[0]] && (at.IsZero() || now.Before(at)) {
-			res = res.Merge(controller.Result{RequeueAt: at})
-			continue
-		}
-		todo = append(todo, j)
-	}
-	var w *world
-	if len(todo) > 0 {
-		w = &world{c: c, now: now, pods: claim.NewIndex(m.candidates(todo)), names: names{taken: m.pods}}
-	}
-	out, err := m.sync(ctx, c, now, jobs.Items, todo, w, m.finalized())
-	return res.Merge(out), err
+	return owners.Changed(ctx, c, now, ctl.m, changed)
 }
 
-// sync syncs the Jobs of todo (all of jobs, or some), then removes the
-// tracking finalizer of the pods of withFinalizer (nil: every pod the
-// memory holds) whose Job is gone or finished.
-func (m *memory) sync(ctx context.Context, c cluster.Interface, now time.Time, jobs, todo []map[string]any, w *world, withFinalizer []map[string]any) (controller.Result, error) {
-	var res controller.Result
-	var errs []error
+// syncAll syncs the Jobs of todo (all of jobs, or some) with pods (every
+// pod, or those they may claim), then removes the tracking finalizer of
+// the pods the memory marks whose Job is gone or finished.
+func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, jobs, todo, pods []map[string]any) (controller.Result, error) {
+	withFinalizer := m.Marked()
+	var w *world
+	if len(todo) > 0 {
+		// The index of the pods only when there are Jobs to sync.
+		w = &world{c: c, now: now, pods: claim.NewIndex(pods), names: podmemo.Names{Taken: m.Taken}}
+	}
+	loop := reconcile.Loop{Name: "job", Component: Component, Limiter: apiBackoff, Memory: m}
+	res, errs, err := loop.Each(ctx, c, now, todo, func(ctx context.Context, j map[string]any) (reconcile.Outcome, error) {
+		s := &syncer{world: w, job: j}
+		err := s.run(ctx)
+		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
+	})
+	if err != nil {
+		return res, err
+	}
 	byUID := map[string]map[string]any{}
 	for _, j := range jobs {
 		byUID[kobj.UID(j)] = j
-	}
-	live := make(map[[2]string]bool, len(jobs))
-	for _, j := range todo {
-		s := &syncer{world: w, job: j}
-		err := s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		retry, failure, rerr := apiBackoff.AfterSync(ctx, c, j, Component, now, err)
-		if rerr != nil {
-			return res, fmt.Errorf("job: %w", rerr)
-		}
-		res = res.Merge(controller.Result{RequeueAt: retry})
-		if failure != nil {
-			errs = append(errs, failure)
-		}
-		key := [2]string{kobj.Namespace(j), kobj.Name(j)}
-		if err == nil && !s.changed {
-			m.clean[key] = s.requeue
-		} else {
-			delete(m.clean, key)
-		}
-	}
-	for _, j := range jobs {
-		live[[2]string{kobj.Namespace(j), kobj.Name(j)}] = true
-	}
-	for k := range m.clean {
-		if !live[k] {
-			delete(m.clean, k)
-		}
-	}
-	if withFinalizer == nil {
-		withFinalizer = m.finalized()
 	}
 	// Orphans: pods with the finalizer whose Job is gone or finished.
 	for _, p := range withFinalizer {
@@ -220,7 +176,7 @@ type world struct {
 	c     cluster.Interface
 	now   time.Time
 	pods  *claim.Index
-	names names
+	names podmemo.Names
 }
 
 func hasFinalizer(pod map[string]any) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/podmemo"
 	"github.com/konverge/konverge/value"
 )
 
@@ -300,11 +301,11 @@ func (s *syncer) createPod(ctx context.Context, ix int, jc *jobCtx) error {
 	var name string
 	for n := 0; ; n++ {
 		name = prefix + kobj.ShortName(5, ns, jobName, strconv.FormatInt(s.now.UnixNano(), 10), strconv.Itoa(n))
-		if !s.names.has([2]string{ns, name}) {
+		if !s.names.Has(podmemo.Key{ns, name}) {
 			break
 		}
 	}
-	s.names.add([2]string{ns, name})
+	s.names.Add(podmemo.Key{ns, name})
 	pmd := map[string]any{
 		"name":            name,
 		"generateName":    prefix,

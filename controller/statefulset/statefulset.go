@@ -18,7 +18,6 @@ package statefulset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -33,6 +32,7 @@ import (
 	"github.com/konverge/konverge/controller/internal/history"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/internal/podmemo"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -74,91 +74,39 @@ func (ctl Controller) Reset() {
 	}
 }
 
+// owners is the controller's scaffold: its Sync and SyncChanged.
+var owners = podmemo.Owners{
+	Name:  "statefulset",
+	GVK:   kobj.StatefulSetGVK,
+	Kinds: podmemo.Kinds{Group: "apps", Kind: "StatefulSet", Claims: true, Revisions: true},
+	Sync:  syncAll,
+}
+
 // Sync reconciles every StatefulSet once: one List each of StatefulSets,
 // Pods, PersistentVolumeClaims and ControllerRevisions, then only the
 // writes that change something.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	var res controller.Result
-	m := ctl.m
-	if m == nil {
-		m = &podmemo.Memory{}
-	}
-	sets, err := c.List(ctx, kobj.StatefulSetGVK)
-	if err != nil {
-		return res, fmt.Errorf("statefulset: list statefulsets: %w", err)
-	}
-	if len(sets.Items) == 0 {
-		m.Reset()
-		return res, nil
-	}
-	pods, err := c.List(ctx, kobj.PodGVK)
-	if err != nil {
-		return res, fmt.Errorf("statefulset: list pods: %w", err)
-	}
-	m.Rebuild(pods.Items)
-	return syncAll(ctx, c, now, m, sets.Items, claim.NewIndex(pods.Items))
+	return owners.Full(ctx, c, now, ctl.m)
 }
 
 // SyncChanged implements controller.Incremental.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
-	m := ctl.m
-	if m == nil || !m.OK {
-		return ctl.Sync(ctx, c, now)
-	}
-	sets, err := c.List(ctx, kobj.StatefulSetGVK)
-	if err != nil {
-		return controller.Result{}, fmt.Errorf("statefulset: list statefulsets: %w", err)
-	}
-	todo, res, err := m.Pending(ctx, c, changed, sets.Items, podmemo.Kinds{Group: "apps", Kind: "StatefulSet", Claims: true}, now)
-	if err != nil {
-		return res, fmt.Errorf("statefulset: %w", err)
-	}
-	if len(todo) == 0 {
-		return res, nil
-	}
-	out, err := syncAll(ctx, c, now, m, todo, claim.NewIndex(m.Candidates(todo)))
-	return res.Merge(out), err
+	return owners.Changed(ctx, c, now, ctl.m, changed)
 }
 
-// syncAll syncs sets with the pods of idx (all pods, or those sets may
-// claim).
-func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, sets []map[string]any, idx *claim.Index) (controller.Result, error) {
-	var res controller.Result
+// syncAll syncs sets with pods (every pod, or those sets may claim).
+func syncAll(ctx context.Context, c cluster.Interface, now time.Time, m *podmemo.Memory, _, sets, pods []map[string]any) (controller.Result, error) {
 	revs, err := c.List(ctx, kobj.ControllerRevisionGVK)
 	if err != nil {
-		return res, fmt.Errorf("statefulset: list controllerrevisions: %w", err)
+		return controller.Result{}, fmt.Errorf("statefulset: list controllerrevisions: %w", err)
 	}
-	w := &world{c: c, now: now, pods: idx, revs: claim.NewIndex(revs.Items)}
-	var errs []error
-	for _, set := range sets {
-		// An object whose last sync failed waits for its back-off, unless
-		// it was changed since (an update is queued at once).
-		until, waiting, err := event.Waiting(ctx, c, set, Component, now)
-		if err != nil {
-			return res, fmt.Errorf("statefulset: %w", err)
-		}
-		if waiting {
-			res = res.Merge(controller.Result{RequeueAt: until})
-			m.Synced(set, false, until)
-			continue
-		}
+	w := &world{c: c, now: now, pods: claim.NewIndex(pods), revs: claim.NewIndex(revs.Items)}
+	loop := reconcile.Loop{Name: "statefulset", Component: Component, Wait: true, Memory: m}
+	return loop.Run(ctx, c, now, sets, func(ctx context.Context, set map[string]any) (reconcile.Outcome, error) {
 		s := &syncer{world: w, set: set}
-		err = s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		m.Synced(set, s.changed || err != nil, s.requeue)
-		retry, failure, rerr := event.AfterSync(ctx, c, set, Component, now, err)
-		if rerr != nil {
-			return res, fmt.Errorf("statefulset: %w", rerr)
-		}
-		res = res.Merge(controller.Result{RequeueAt: retry})
-		if failure != nil {
-			errs = append(errs, failure)
-		}
-	}
-	if len(errs) > 0 {
-		return res, fmt.Errorf("statefulset: %w", errors.Join(errs...))
-	}
-	return res, nil
+		err := s.run(ctx)
+		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
+	})
 }
 
 // world is what one Sync shares between the StatefulSets.

@@ -1,11 +1,12 @@
-// Package podmemo is what an incremental workload controller (one that
-// implements controller.Incremental and owns pods) keeps between syncs:
-// the pods as it last looked at them, by controller and the orphans by
-// namespace, and the owners whose last sync wrote nothing, with the
-// requeue time that sync returned. Such an owner gives the same (no)
-// writes until something its sync reads is written or its requeue time
-// comes; Dirty sorts the writes given to a sync into the owners they
-// concern.
+// Package podmemo is the cache of an incremental controller that owns
+// pods (DaemonSet, StatefulSet, Job; see package reconcile for the
+// scaffold it is part of): the pods as the controller last looked at
+// them, by controller and the orphans by namespace, and the owners whose
+// last sync wrote nothing, with the requeue time that sync returned. Such
+// an owner gives the same (no) writes until something its sync reads is
+// written or its requeue time comes; Dirty sorts the writes given to a
+// sync into the owners they concern. Owners puts it together into a
+// controller's Sync and SyncChanged.
 package podmemo
 
 import (
@@ -18,11 +19,13 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
 )
 
 // Key is a namespace and a name.
-type Key = [2]string
+type Key = reconcile.Key
 
 // Memory is the memory of one controller value. The zero value remembers
 // nothing (OK false): the next sync must be a full one, which calls
@@ -30,27 +33,34 @@ type Key = [2]string
 type Memory struct {
 	// OK: Rebuild ran and every sync since was given the writes in
 	// between.
-	OK      bool
+	OK bool
+	// Mark, when set, picks the pods that Marked returns (the Job
+	// controller's: those with its tracking finalizer). Reset and Rebuild
+	// keep it.
+	Mark    func(pod map[string]any) bool
 	pods    map[Key]map[string]any
 	byOwner map[string]map[Key]bool
 	orphans map[string]map[Key]bool
-	clean   map[Key]time.Time
+	marked  map[Key]bool
+	clean   reconcile.Clean
 }
 
 // Reset forgets everything.
-func (m *Memory) Reset() { *m = Memory{} }
+func (m *Memory) Reset() { *m = Memory{Mark: m.Mark} }
 
 // Rebuild starts the memory again from every pod.
 func (m *Memory) Rebuild(pods []map[string]any) {
 	*m = Memory{
 		OK:      true,
+		Mark:    m.Mark,
 		pods:    make(map[Key]map[string]any, len(pods)),
 		byOwner: map[string]map[Key]bool{},
 		orphans: map[string]map[Key]bool{},
-		clean:   map[Key]time.Time{},
+		marked:  map[Key]bool{},
+		clean:   reconcile.Clean{},
 	}
 	for _, p := range pods {
-		m.set(Key{kobj.Namespace(p), kobj.Name(p)}, p)
+		m.set(reconcile.KeyOf(p), p)
 	}
 }
 
@@ -63,6 +73,7 @@ func (m *Memory) set(key Key, pod map[string]any) map[string]any {
 		} else {
 			drop(m.orphans, key[0], key)
 		}
+		delete(m.marked, key)
 		delete(m.pods, key)
 	}
 	if pod == nil {
@@ -73,6 +84,9 @@ func (m *Memory) set(key Key, pod map[string]any) map[string]any {
 		add(m.byOwner, uid, key)
 	} else {
 		add(m.orphans, key[0], key)
+	}
+	if m.Mark != nil && m.Mark(pod) {
+		m.marked[key] = true
 	}
 	return old
 }
@@ -93,22 +107,8 @@ func drop(m map[string]map[Key]bool, k string, key Key) {
 	}
 }
 
-// Candidates returns, in List order, the pods that owners may claim:
-// theirs and the orphans of their namespaces.
-func (m *Memory) Candidates(owners []map[string]any) []map[string]any {
-	keys := map[Key]bool{}
-	nss := map[string]bool{}
-	for _, o := range owners {
-		for k := range m.byOwner[kobj.UID(o)] {
-			keys[k] = true
-		}
-		if ns := kobj.Namespace(o); !nss[ns] {
-			nss[ns] = true
-			for k := range m.orphans[ns] {
-				keys[k] = true
-			}
-		}
-	}
+// sorted returns the pods of keys in List order.
+func (m *Memory) sorted(keys map[Key]bool) []map[string]any {
 	ks := make([]Key, 0, len(keys))
 	for k := range keys {
 		ks = append(ks, k)
@@ -126,8 +126,48 @@ func (m *Memory) Candidates(owners []map[string]any) []map[string]any {
 	return out
 }
 
+// Candidates returns, in List order, the pods that owners may claim:
+// theirs and the orphans of their namespaces.
+func (m *Memory) Candidates(owners []map[string]any) []map[string]any {
+	keys := map[Key]bool{}
+	nss := map[string]bool{}
+	for _, o := range owners {
+		for k := range m.byOwner[kobj.UID(o)] {
+			keys[k] = true
+		}
+		if ns := kobj.Namespace(o); !nss[ns] {
+			nss[ns] = true
+			for k := range m.orphans[ns] {
+				keys[k] = true
+			}
+		}
+	}
+	return m.sorted(keys)
+}
+
+// Marked returns, in List order, the pods that Mark picks.
+func (m *Memory) Marked() []map[string]any { return m.sorted(m.marked) }
+
 // Taken reports a pod of that namespace and name.
 func (m *Memory) Taken(k Key) bool { _, ok := m.pods[k]; return ok }
+
+// Names are the pod names a sync may not give a new pod: those Taken
+// reports and those the sync created.
+type Names struct {
+	Taken func(Key) bool
+	added map[Key]bool
+}
+
+// Has reports a name taken.
+func (n *Names) Has(k Key) bool { return n.added[k] || n.Taken(k) }
+
+// Add takes a name.
+func (n *Names) Add(k Key) {
+	if n.added == nil {
+		n.added = map[Key]bool{}
+	}
+	n.added[k] = true
+}
 
 // Kinds tells Dirty which writes matter to a controller.
 type Kinds struct {
@@ -138,24 +178,20 @@ type Kinds struct {
 	// Claims: a PersistentVolumeClaim write concerns every owner of its
 	// namespace.
 	Claims bool
-}
-
-// Dirty names the owners writes concern, and the namespaces all of whose
-// owners they concern.
-type Dirty struct {
-	all    bool
-	owners map[Key]bool
-	ns     map[string]bool
+	// Revisions: a ControllerRevision write concerns every owner of its
+	// namespace.
+	Revisions bool
 }
 
 // Dirty sorts the writes given to an incremental sync into the owners
-// they concern (an owner; a pod or ControllerRevision it controls, or an
-// orphan its selector matches, before or after the write; its Events,
-// named <owner>.<hex>; its namespace, quotas and limits; with
-// kinds.Nodes, any Node; with kinds.Claims, the claims of its namespace),
-// and brings the memory's pods up to date.
-func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds) (Dirty, error) {
-	d := Dirty{owners: map[Key]bool{}, ns: map[string]bool{}}
+// they concern (an owner; a pod it controls, or an orphan its selector
+// matches, before or after the write; its Events, its namespace, quotas
+// and limits (reconcile.Dirty.Namespaced); with kinds.Revisions, the
+// ControllerRevisions of its namespace; with kinds.Nodes, any Node; with
+// kinds.Claims, the claims of its namespace), and brings the memory's
+// pods up to date.
+func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds) (reconcile.Dirty, error) {
+	d := reconcile.NewDirty()
 	var byUID map[string]Key
 	var byNS map[string][]map[string]any
 	var sels map[Key]*selector.Labels
@@ -167,24 +203,26 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 		byNS = map[string][]map[string]any{}
 		sels = map[Key]*selector.Labels{}
 		for _, o := range owners {
-			key := Key{kobj.Namespace(o), kobj.Name(o)}
+			key := reconcile.KeyOf(o)
 			byUID[kobj.UID(o)] = key
 			byNS[key[0]] = append(byNS[key[0]], o)
 		}
 	}
+	// concern marks the owners that may claim obj: its controller, or
+	// those of its namespace whose selector matches an orphan.
 	concern := func(obj map[string]any) {
 		if obj == nil {
 			return
 		}
 		if uid := kobj.ControllerUID(obj); uid != "" {
 			if key, ok := byUID[uid]; ok {
-				d.owners[key] = true
+				d.Owners[key] = true
 			}
 			return
 		}
 		labels := kobj.Labels(obj)
 		for _, o := range byNS[kobj.Namespace(obj)] {
-			key := Key{kobj.Namespace(o), kobj.Name(o)}
+			key := reconcile.KeyOf(o)
 			sel, ok := sels[key]
 			if !ok {
 				if s, err := selector.FromLabelSelector(kobj.Map(o, "spec", "selector")); err == nil {
@@ -193,34 +231,27 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 				sels[key] = sel
 			}
 			if sel != nil && sel.Matches(labels) {
-				d.owners[key] = true
+				d.Owners[key] = true
 			}
 		}
 	}
 	for _, k := range changed {
 		switch {
 		case k.Group == kinds.Group && k.Kind == kinds.Kind:
-			d.owners[Key{k.Namespace, k.Name}] = true
-		case k.Group == "" && k.Kind == "Namespace":
-			d.ns[k.Name] = true
-		case k.Group == "" && (k.Kind == "ResourceQuota" || k.Kind == "LimitRange"):
-			d.ns[k.Namespace] = true
+			d.Owners[Key{k.Namespace, k.Name}] = true
+		case d.Namespaced(k):
 		case k.Group == "" && k.Kind == "Node":
 			if kinds.Nodes {
-				d.all = true
+				d.All = true
 			}
 		case k.Group == "" && k.Kind == "PersistentVolumeClaim":
 			if kinds.Claims {
-				d.ns[k.Namespace] = true
+				d.NS[k.Namespace] = true
 			}
 		case k.Group == "apps" && k.Kind == "ControllerRevision":
 			// Rare: every owner of the namespace.
-			d.ns[k.Namespace] = true
-		case k.Kind == "Event" && (k.Group == "" || k.Group == "events.k8s.io"):
-			// Named <involved object>.<hex time>: an owner's Events tell
-			// its back-off after a refused write.
-			if i := strings.LastIndexByte(k.Name, '.'); i > 0 {
-				d.owners[Key{k.Namespace, k.Name[:i]}] = true
+			if kinds.Revisions {
+				d.NS[k.Namespace] = true
 			}
 		case k.Group == "" && k.Kind == "Pod":
 			key := Key{k.Namespace, k.Name}
@@ -247,54 +278,28 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 // Skip reports whether owner may be left alone at now: its last sync
 // wrote nothing, no write since concerns it and its requeue time (merge
 // it into the Result) has not come.
-func (m *Memory) Skip(d Dirty, owner map[string]any, now time.Time) (requeue time.Time, skip bool) {
-	key := Key{kobj.Namespace(owner), kobj.Name(owner)}
-	at, ok := m.clean[key]
-	if !ok || d.all || d.ns[key[0]] || d.owners[key] || (!at.IsZero() && !now.Before(at)) {
-		return time.Time{}, false
-	}
-	return at, true
+func (m *Memory) Skip(d reconcile.Dirty, owner map[string]any, now time.Time) (requeue time.Time, skip bool) {
+	return m.clean.Skip(d, reconcile.KeyOf(owner), now)
 }
 
 // Synced records the outcome of owner's sync: clean, with its requeue
-// time, when it wrote nothing and did not fail.
+// time, when it wrote nothing and did not fail. It makes the memory a
+// reconcile.Recorder.
 func (m *Memory) Synced(owner map[string]any, wrote bool, requeue time.Time) {
 	if !m.OK {
 		return
 	}
-	key := Key{kobj.Namespace(owner), kobj.Name(owner)}
-	if wrote {
-		delete(m.clean, key)
-	} else {
-		m.clean[key] = requeue
-	}
+	m.clean.Record(reconcile.KeyOf(owner), wrote, requeue)
 }
 
 // Forget drops the owners of the memory that are not in owners (gone).
-func (m *Memory) Forget(owners []map[string]any) {
-	if len(m.clean) == 0 {
-		return
-	}
-	live := make(map[Key]bool, len(owners))
-	for _, o := range owners {
-		live[Key{kobj.Namespace(o), kobj.Name(o)}] = true
-	}
-	for k := range m.clean {
-		if !live[k] {
-			delete(m.clean, k)
-		}
-	}
-}
+func (m *Memory) Forget(owners []map[string]any) { m.clean.Forget(owners) }
 
 // Pending is the start of an incremental sync of owners (every object of
 // kinds.Kind): the owners that a write since their last sync concerns,
 // or whose requeue time came (the others' requeue times are in res), and
 // the memory of owners that are gone is dropped.
 func (m *Memory) Pending(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds, now time.Time) (todo []map[string]any, res controller.Result, err error) {
-	if len(owners) == 0 {
-		m.Reset()
-		return nil, res, nil
-	}
 	d, err := m.Dirty(ctx, c, changed, owners, kinds)
 	if err != nil {
 		return nil, res, err
@@ -308,4 +313,81 @@ func (m *Memory) Pending(ctx context.Context, c cluster.Interface, changed []con
 	}
 	m.Forget(owners)
 	return todo, res, nil
+}
+
+// Owners is the Sync and SyncChanged of an incremental controller whose
+// owners claim pods, around its reconcile step.
+type Owners struct {
+	// Name prefixes the errors ("daemonset").
+	Name string
+	// GVK is the owners' kind; Kinds says which writes concern them.
+	GVK   schema.GVK
+	Kinds Kinds
+	// Sweep: Sync runs in every sync, even without owners to sync (the
+	// Job controller sweeps the pods its memory marks); otherwise a sync
+	// without owners forgets the pods.
+	Sweep bool
+	// Sync syncs todo (every owner of all, or those a write concerns)
+	// with the pods they may claim (every pod, or the memory's
+	// Candidates), and tells m each owner's outcome (a reconcile.Loop
+	// with Memory m).
+	Sync func(ctx context.Context, c cluster.Interface, now time.Time, m *Memory, all, todo, pods []map[string]any) (controller.Result, error)
+}
+
+// Full syncs every owner and rebuilds m (nil: a memory of this sync
+// alone) from every pod.
+func (o Owners) Full(ctx context.Context, c cluster.Interface, now time.Time, m *Memory) (controller.Result, error) {
+	var res controller.Result
+	if m == nil {
+		m = &Memory{}
+	}
+	owners, err := o.list(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	if len(owners) == 0 && !o.Sweep {
+		m.Reset()
+		return res, nil
+	}
+	pods, err := c.List(ctx, kobj.PodGVK)
+	if err != nil {
+		return res, fmt.Errorf("%s: list pods: %w", o.Name, err)
+	}
+	m.Rebuild(pods.Items)
+	return o.Sync(ctx, c, now, m, owners, owners, pods.Items)
+}
+
+// Changed syncs the owners that the writes in changed concern, and those
+// whose last sync wrote something or whose requeue time came, with the
+// pods they may claim; without a memory rebuilt since its last Reset, it
+// is Full.
+func (o Owners) Changed(ctx context.Context, c cluster.Interface, now time.Time, m *Memory, changed []controller.Key) (controller.Result, error) {
+	if m == nil || !m.OK {
+		return o.Full(ctx, c, now, m)
+	}
+	owners, err := o.list(ctx, c)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if len(owners) == 0 && !o.Sweep {
+		m.Reset()
+		return controller.Result{}, nil
+	}
+	todo, res, err := m.Pending(ctx, c, changed, owners, o.Kinds, now)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	if len(todo) == 0 && !o.Sweep {
+		return res, nil
+	}
+	out, err := o.Sync(ctx, c, now, m, owners, todo, m.Candidates(todo))
+	return res.Merge(out), err
+}
+
+func (o Owners) list(ctx context.Context, c cluster.Interface) ([]map[string]any, error) {
+	l, err := c.List(ctx, o.GVK)
+	if err != nil {
+		return nil, fmt.Errorf("%s: list %ss: %w", o.Name, strings.ToLower(o.GVK.Kind), err)
+	}
+	return l.Items, nil
 }

@@ -3,10 +3,12 @@ package svcpods
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -23,9 +25,8 @@ type Memory struct {
 	ok bool
 	// pods is nil until a sync lists the pods.
 	pods *Pods
-	// clean holds "namespace/name" of the Services whose last sync wrote
-	// nothing.
-	clean map[string]bool
+	// clean holds the Services whose last sync wrote nothing.
+	clean reconcile.Clean
 	// owner maps "namespace/name" of an endpoint object the controller
 	// reads to the name of its Service, as it last looked.
 	owner map[string]string
@@ -40,7 +41,7 @@ func (m *Memory) Valid() bool { return m != nil && m.ok }
 
 // Start begins a full sync: the memory is rebuilt from what it lists.
 func (m *Memory) Start() {
-	*m = Memory{ok: true, clean: map[string]bool{}, owner: map[string]string{}}
+	*m = Memory{ok: true, clean: reconcile.Clean{}, owner: map[string]string{}}
 }
 
 // Pods lists the pods once per memory (then follows their writes
@@ -65,12 +66,7 @@ func (m *Memory) Synced(svc map[string]any, wrote bool) {
 	if m == nil || !m.ok {
 		return
 	}
-	key := kobj.Namespace(svc) + "/" + kobj.Name(svc)
-	if wrote {
-		delete(m.clean, key)
-	} else {
-		m.clean[key] = true
-	}
+	m.clean.Record(reconcile.KeyOf(svc), wrote, time.Time{})
 }
 
 // Owned records that the endpoint object ns/name belongs to Service
@@ -84,18 +80,10 @@ func (m *Memory) Owned(ns, name, svc string) {
 
 // Forget drops the Services of the memory that are not in svcs (gone).
 func (m *Memory) Forget(svcs []map[string]any) {
-	if m == nil || !m.ok || len(m.clean) == 0 {
+	if m == nil || !m.ok {
 		return
 	}
-	live := make(map[string]bool, len(svcs))
-	for _, s := range svcs {
-		live[kobj.Namespace(s)+"/"+kobj.Name(s)] = true
-	}
-	for k := range m.clean {
-		if !live[k] {
-			delete(m.clean, k)
-		}
-	}
+	m.clean.Forget(svcs)
 }
 
 // Kinds tells Dirty which writes matter to a controller.
@@ -110,51 +98,44 @@ type Kinds struct {
 	Nodes bool
 }
 
-// Dirty is what an incremental sync must sync again.
-type Dirty struct {
-	all bool
-	ns  map[string]bool
-	svc map[string]bool
-}
+// Dirty is what an incremental sync must sync again: Services (the
+// owners of the endpoint objects), the Services of a namespace, all.
+type Dirty = reconcile.Dirty
 
 // Clean reports whether the Service may be skipped: its last sync wrote
 // nothing and nothing it reads was written since.
 func (m *Memory) Clean(d Dirty, svc map[string]any) bool {
-	if d.all || !m.ok {
+	if !m.ok {
 		return false
 	}
-	ns, name := kobj.Namespace(svc), kobj.Name(svc)
-	key := ns + "/" + name
-	return m.clean[key] && !d.ns[ns] && !d.svc[key]
+	_, skip := m.clean.Skip(d, reconcile.KeyOf(svc), time.Time{})
+	return skip
 }
-
-// Empty reports that no write concerns any Service.
-func (d Dirty) Empty() bool { return !d.all && len(d.ns) == 0 && len(d.svc) == 0 }
 
 // Dirty sorts the writes given to an incremental sync into the Services
 // they concern, and brings the pod index up to date with them. svcs are
 // the Services of the cluster.
 func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, svcs []map[string]any, kinds Kinds) (Dirty, error) {
-	d := Dirty{ns: map[string]bool{}, svc: map[string]bool{}}
+	d := reconcile.NewDirty()
 	var byNS map[string][]map[string]any
 	for _, k := range changed {
 		switch {
 		case k.Group == "" && k.Kind == "Service":
-			d.svc[k.Namespace+"/"+k.Name] = true
+			d.Owners[reconcile.Key{k.Namespace, k.Name}] = true
 		case k.Group == "" && k.Kind == "Namespace":
-			d.ns[k.Name] = true
+			d.NS[k.Name] = true
 		case k.Group == "" && k.Kind == "Node":
 			if kinds.Nodes {
-				d.all = true
+				d.All = true
 			}
 		case k.Group == kinds.Own.Group && k.Kind == kinds.Own.Kind:
 			key := k.Namespace + "/" + k.Name
 			if kinds.ByName {
-				d.svc[key] = true
+				d.Owners[reconcile.Key{k.Namespace, k.Name}] = true
 				continue
 			}
 			if s, ok := m.owner[key]; ok {
-				d.svc[k.Namespace+"/"+s] = true
+				d.Owners[reconcile.Key{k.Namespace, s}] = true
 			}
 			if k.Deleted {
 				delete(m.owner, key)
@@ -169,7 +150,7 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 				return d, fmt.Errorf("get %s %s: %w", kinds.Own.Kind, key, err)
 			}
 			if s := kobj.Str(obj, "metadata", "labels", labelServiceName); s != "" {
-				d.svc[k.Namespace+"/"+s] = true
+				d.Owners[reconcile.Key{k.Namespace, s}] = true
 				m.owner[key] = s
 			} else {
 				delete(m.owner, key)
@@ -197,7 +178,7 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 			}
 			for _, s := range byNS[k.Namespace] {
 				if selects(s, old) || selects(s, pod) {
-					d.svc[k.Namespace+"/"+kobj.Name(s)] = true
+					d.Owners[reconcile.Key{k.Namespace, kobj.Name(s)}] = true
 				}
 			}
 		}
