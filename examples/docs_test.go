@@ -1,6 +1,7 @@
-// Package examples checks that the library's documentation
-// (docs/library.md) shows the example programs as they are: their code,
-// and the output their own tests check.
+// Package examples checks the documentation: that docs/library.md shows
+// the example programs as they are (their code, and the output their own
+// tests check), that the links between the pages lead somewhere, and that
+// the README stays a README.
 package examples
 
 import (
