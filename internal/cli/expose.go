@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/schema"
 )
 
 // newExposeCmd is kubectl expose: a service for a pod, service,
@@ -43,7 +45,15 @@ object's selector, or a pod's labels) and listens on the port given.`,
 				return failOne(g.ErrOut, err)
 			}
 			ff.Warnings = g.ErrOut
-			targets, errs := selectTargets(ctx, g, sess, ff, args, "", false)
+			var targets []gotObject
+			var errs []error
+			if ff.given() {
+				// As kubectl: the service is built from the file's object
+				// alone, which need not exist on the cluster.
+				targets, errs = fileObjects(ctx, g, sess, ff)
+			} else {
+				targets, errs = selectTargets(ctx, g, sess, ff, args, "", false)
+			}
 			_ = sess.Close(ctx)
 			if len(errs) > 0 {
 				return reportErrors(g.ErrOut, errs)
@@ -127,6 +137,36 @@ object's selector, or a pod's labels) and listens on the port given.`,
 	return cmd
 }
 
+// fileObjects reads the objects of the files ff names, as they are written
+// there (the namespace defaulted, and checked against --namespace as
+// kubectl's builder does), without reading the cluster.
+func fileObjects(ctx context.Context, g *Globals, sess *Session, ff FilenameFlags) ([]gotObject, []error) {
+	objs, err := ff.Read(ctx, g.In)
+	if err != nil {
+		return nil, []error{err}
+	}
+	var out []gotObject
+	var errs []error
+	for _, mo := range objs {
+		obj := mo.Obj
+		gvk := schema.ParseGVK(printer.Str(obj, "apiVersion"), printer.Str(obj, "kind"))
+		res, err := sess.Mapper().ResourceFor(gvk)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if res.Namespaced {
+			ns := printer.Str(obj, "metadata", "namespace")
+			if ns != "" && g.NamespaceSet && ns != g.Ns() {
+				errs = append(errs, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, g.Ns(), ns))
+				continue
+			}
+		}
+		out = append(out, gotObject{res: res, obj: obj})
+	}
+	return out, errs
+}
+
 // exposeKindString names a kind as kubectl's "cannot expose" error does.
 func exposeKindString(kind, group string) string {
 	if group == "" {
@@ -145,16 +185,32 @@ func selectorFor(obj map[string]any) (string, error) {
 			return "", errors.New("the pod has no labels and cannot be exposed")
 		}
 		return makeLabels(l), nil
-	case "Service", "ReplicationController":
+	case "Service":
 		s := printer.StringMap(obj, "spec", "selector")
 		if len(s) == 0 {
-			return "", fmt.Errorf("the %s has no pod selector set", map[string]string{"Service": "service", "ReplicationController": "replication controller"}[kind])
+			return "", errors.New("the service has no pod selector set")
 		}
 		return makeLabels(s), nil
+	case "ReplicationController":
+		// An empty selector is kept: the generator then says the selector
+		// must be specified, as kubectl's does.
+		return makeLabels(printer.StringMap(obj, "spec", "selector")), nil
 	case "Deployment", "ReplicaSet":
 		sel := printer.Map(obj, "spec", "selector")
-		if len(printer.List(sel, "matchExpressions")) > 0 {
-			return "", fmt.Errorf("couldn't convert expressions - %q to map-based selector format", printer.SelectorString(sel))
+		if sel == nil {
+			return "", fmt.Errorf("invalid %s: no selectors, therefore cannot be exposed", strings.ToLower(kind))
+		}
+		if exprs := printer.List(sel, "matchExpressions"); len(exprs) > 0 {
+			// kubectl prints the typed requirements with %+v, quoted.
+			var reqs []metav1.LabelSelectorRequirement
+			for _, e := range exprs {
+				r := metav1.LabelSelectorRequirement{Key: printer.Str(e, "key"), Operator: metav1.LabelSelectorOperator(printer.Str(e, "operator"))}
+				for _, v := range printer.List(e, "values") {
+					r.Values = append(r.Values, fmt.Sprint(v))
+				}
+				reqs = append(reqs, r)
+			}
+			return "", fmt.Errorf("couldn't convert expressions - %q to map-based selector format", fmt.Sprintf("%+v", reqs))
 		}
 		return makeLabels(printer.StringMap(sel, "matchLabels")), nil
 	}
@@ -188,9 +244,16 @@ func portsFor(obj map[string]any) []string {
 		}
 		return out
 	}
+	// A port number that several containers or protocols share is listed
+	// once, as kubectl lists it (protocolsFor gives its protocols).
+	seen := map[string]bool{}
 	for _, c := range printer.List(podSpecForExpose(obj), "containers") {
 		for _, p := range printer.List(c, "ports") {
-			out = append(out, strconv.FormatInt(printer.Int(p, "containerPort"), 10))
+			n := strconv.FormatInt(printer.Int(p, "containerPort"), 10)
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
 		}
 	}
 	return out

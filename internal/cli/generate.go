@@ -183,6 +183,10 @@ func (f *generatorFlags) createValue(ctx context.Context, m map[string]any, wrap
 	if err := sess.Close(ctx); err != nil {
 		return failOne(f.g.ErrOut, err)
 	}
+	if _, ok := p.(managedFieldsStripper); ok {
+		// The typed form below hides the map from the stripper.
+		m, _ = stripManagedFields(m).(map[string]any)
+	}
 	return f.print(p, asTyped(m))
 }
 
