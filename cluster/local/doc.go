@@ -70,10 +70,12 @@
 // # Admission and the control plane's own objects
 //
 // Creates and updates go through the admission plugins a default
-// kube-apiserver runs (admission.go): LimitRanger (defaults, the
+// kube-apiserver runs (package internal/admission, one plugin a file, the
+// chain in chain.go; the registry runs its phases from write.go):
+// NamespaceLifecycle, LimitRanger (defaults, the
 // kubernetes.io/limit-ranger annotation, min/max/ratio), ServiceAccount
 // (the default account, the kube-api-access-* token volume and mounts,
-// imagePullSecrets), Priority, DefaultTolerationSeconds,
+// imagePullSecrets), Priority, DefaultTolerationSeconds, RuntimeClass,
 // DefaultStorageClass, StorageObjectInUseProtection (pvc-protection and
 // pv-protection finalizers) and ResourceQuota (refusals with the API
 // server's message; every quota's status.hard and status.used kept

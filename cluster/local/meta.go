@@ -5,73 +5,34 @@ import (
 	"encoding/hex"
 	mathrand "math/rand/v2"
 
+	"github.com/konverge/konverge/cluster/local/internal/jsonobj"
 	"github.com/konverge/konverge/schema"
 )
 
 // Accessors for metadata of objects held as JSON values. They modify the
 // object they are given: the store works on its own copies.
 
-// metadata returns obj's metadata, adding an empty one if it has none.
-func metadata(obj map[string]any) map[string]any {
-	md, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		md = map[string]any{}
-		obj["metadata"] = md
-	}
-	return md
-}
+// Short names for the accessors of package jsonobj, which the store, the
+// strategies and the admission plugins share.
 
-func str(m map[string]any, field string) string {
-	s, _ := m[field].(string)
-	return s
+func metadata(obj map[string]any) map[string]any         { return jsonobj.Metadata(obj) }
+func str(m map[string]any, field string) string          { return jsonobj.Str(m, field) }
+func metaString(obj map[string]any, field string) string { return jsonobj.MetaString(obj, field) }
+func setString(m map[string]any, field, s string)        { jsonobj.SetString(m, field, s) }
+func child(m map[string]any, field string) map[string]any {
+	return jsonobj.Child(m, field)
 }
-
-func metaString(obj map[string]any, field string) string {
-	md, _ := obj["metadata"].(map[string]any)
-	return str(md, field)
-}
-
-// setString sets a field, or removes it when s is empty.
-func setString(m map[string]any, field, s string) {
-	if s == "" {
-		delete(m, field)
-	} else {
-		m[field] = s
-	}
-}
+func peek(m map[string]any, field string) map[string]any { return jsonobj.Peek(m, field) }
+func objectList(v any) []map[string]any                  { return jsonobj.ObjectList(v) }
+func finalizers(obj map[string]any) []string             { return jsonobj.Finalizers(obj) }
+func setFinalizers(obj map[string]any, fs []string)      { jsonobj.SetFinalizers(obj, fs) }
 
 func gvkOf(obj map[string]any) schema.GVK {
 	return schema.ParseGVK(str(obj, "apiVersion"), str(obj, "kind"))
 }
 
-func finalizers(obj map[string]any) []string {
-	md, _ := obj["metadata"].(map[string]any)
-	list, _ := md["finalizers"].([]any)
-	out := make([]string, 0, len(list))
-	for _, f := range list {
-		if s, ok := f.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func hasFinalizer(obj map[string]any, f string) bool {
 	return containsString(finalizers(obj), f)
-}
-
-// setFinalizers sets metadata.finalizers, removing the field when empty.
-func setFinalizers(obj map[string]any, fs []string) {
-	md := metadata(obj)
-	if len(fs) == 0 {
-		delete(md, "finalizers")
-		return
-	}
-	list := make([]any, len(fs))
-	for i, f := range fs {
-		list[i] = f
-	}
-	md["finalizers"] = list
 }
 
 func withoutFinalizer(fs []string, f string) []string {

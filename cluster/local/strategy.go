@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/podres"
 	"github.com/konverge/konverge/defaults"
-	"github.com/konverge/konverge/quantity"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/validate"
@@ -162,7 +162,7 @@ func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any, noLabel
 			spec["finalizers"] = append(fs, finalizerNamespace)
 		}
 	case podGK:
-		obj["status"] = map[string]any{"phase": "Pending", "qosClass": podQOSClass(obj)}
+		obj["status"] = map[string]any{"phase": "Pending", "qosClass": podres.QOSClass(obj)}
 	case groupKind{"", "Node"}:
 		// kubelets register nodes with their status.
 	case groupKind{"", "PersistentVolume"}:
@@ -222,16 +222,6 @@ func generateJobSelector(job map[string]any, noLabels bool) {
 	validate.GenerateJobSelector(job, noLabels)
 }
 
-// child returns m[field], adding an empty object when it is not one.
-func child(m map[string]any, field string) map[string]any {
-	c, ok := m[field].(map[string]any)
-	if !ok {
-		c = map[string]any{}
-		m[field] = c
-	}
-	return c
-}
-
 func containsAny(list []any, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -239,62 +229,6 @@ func containsAny(list []any, s string) bool {
 		}
 	}
 	return false
-}
-
-// podQOSClass computes a pod's quality of service class from its
-// containers' requests and limits of cpu and memory.
-func podQOSClass(pod map[string]any) string {
-	spec, _ := pod["spec"].(map[string]any)
-	var containers []any
-	for _, f := range []string{"initContainers", "containers"} {
-		list, _ := spec[f].([]any)
-		containers = append(containers, list...)
-	}
-	bounded, guaranteed := false, true
-	for _, c := range containers {
-		cm, _ := c.(map[string]any)
-		res, _ := cm["resources"].(map[string]any)
-		req, _ := res["requests"].(map[string]any)
-		lim, _ := res["limits"].(map[string]any)
-		for _, r := range []string{"cpu", "memory"} {
-			q, hasReq := req[r]
-			l, hasLim := lim[r]
-			if hasReq || hasLim {
-				bounded = true
-			}
-			if !hasLim || (hasReq && !quantitiesEqual(q, l)) {
-				guaranteed = false
-			}
-		}
-	}
-	switch {
-	case !bounded:
-		return "BestEffort"
-	case guaranteed:
-		return "Guaranteed"
-	default:
-		return "Burstable"
-	}
-}
-
-// quantitiesEqual compares two quantities by value ("1Gi" and
-// "1073741824" are equal).
-func quantitiesEqual(a, b any) bool {
-	qa, errA := parseQuantity(a)
-	qb, errB := parseQuantity(b)
-	if errA != nil || errB != nil {
-		return value.Equal(a, b)
-	}
-	return qa.Cmp(qb) == 0
-}
-
-func parseQuantity(v any) (quantity.Quantity, error) {
-	n, err := quantity.Normalize(v)
-	if err != nil {
-		return quantity.Quantity{}, err
-	}
-	s, _ := n.(string)
-	return quantity.Parse(s)
 }
 
 // defaultPropagation is a kind's deletion propagation when neither the

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/admission"
 	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/validate"
@@ -55,31 +56,9 @@ func internalError(msg string) *cluster.StatusError {
 	return &cluster.StatusError{Code: 500, Reason: cluster.ReasonInternal, Message: msg}
 }
 
+// forbidden is kube-apiserver's 403, as admission refuses.
 func forbidden(res cluster.Resource, name, why string) *cluster.StatusError {
-	msg := res.GroupResource() + " is forbidden: " + why
-	if name != "" {
-		msg = fmt.Sprintf("%s %q is forbidden: %s", res.GroupResource(), name, why)
-	}
-	return &cluster.StatusError{Code: 403, Reason: cluster.ReasonForbidden, Group: res.GVK.Group, Kind: res.Plural, Name: name, Message: msg}
-}
-
-// admitNamespace is the NamespaceLifecycle admission of a create: the
-// namespace must exist and not be terminating.
-func (t *txn) admitNamespace(res cluster.Resource, ns, name string) error {
-	if ns == "" {
-		return nil
-	}
-	phase, err := t.namespacePhase(ns)
-	if err != nil {
-		return err
-	}
-	if phase == "" {
-		return cluster.NewNotFound("namespaces", ns)
-	}
-	if phase == "Terminating" {
-		return forbidden(res, name, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
-	}
-	return nil
+	return admission.Forbidden(res, name, why)
 }
 
 // create is the Create verb.
@@ -106,7 +85,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	md := metadata(obj)
 	ns := requestNamespace(res, str(md, "namespace"))
 	setString(md, "namespace", ns)
-	if err := t.admitNamespace(res, ns, str(md, "name")); err != nil {
+	if err := t.admit(admission.Chain.CheckLifecycle, admission.Create, res, obj, nil, str(md, "name")); err != nil {
 		return nil, err
 	}
 	if gk == bindingGK {
@@ -145,7 +124,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 		return nil, err
 	}
 	md = metadata(obj)
-	if err := t.mutateCreate(res, obj, admitName); err != nil {
+	if err := t.admit(admission.Chain.Mutate, admission.Create, res, obj, nil, admitName); err != nil {
 		return nil, err
 	}
 	md = metadata(obj)
@@ -161,7 +140,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if err := t.validate(res, obj, nil); err != nil {
 		return nil, err
 	}
-	if err := t.validateCreate(res, obj, admitName); err != nil {
+	if err := t.admit(admission.Chain.Validate, admission.Create, res, obj, nil, admitName); err != nil {
 		return nil, err
 	}
 	t.warnRequest(gk)
@@ -453,7 +432,9 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	}
 	md = metadata(obj)
 	if !statusOnly {
-		t.mutateUpdate(res, obj, old.obj)
+		if err := t.admit(admission.Chain.Mutate, admission.Update, res, obj, old.obj, str(md, "name")); err != nil {
+			return nil, err
+		}
 		prepareForUpdate(res, obj, old.obj)
 		if k.gk == serviceGK {
 			dropTypeDependentFields(obj, old.obj)
@@ -475,7 +456,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		return nil, err
 	}
 	if !statusOnly {
-		if err := t.validateUpdate(res, obj, old.obj); err != nil {
+		if err := t.admit(admission.Chain.Validate, admission.Update, res, obj, old.obj, str(md, "name")); err != nil {
 			return nil, err
 		}
 		t.warnRequest(k.gk)

@@ -1,49 +1,51 @@
-package local
+package admission
 
 import (
 	"fmt"
 	"sort"
 
-	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/value"
 )
 
-// The RuntimeClass admission plugin, after kube-apiserver's
-// (plugin/pkg/admission/runtimeclass): a pod created with a
-// runtimeClassName needs that RuntimeClass; the class's overhead becomes
-// the pod's overhead, and its scheduling's node selector and tolerations
-// are merged into the pod's.
+// RuntimeClass: a pod created with a runtimeClassName needs that
+// RuntimeClass; the class's overhead becomes the pod's overhead (a pod
+// that sets another is refused), and its scheduling's node selector and
+// tolerations are merged into the pod's.
+type RuntimeClass struct{}
 
-var runtimeClassGK = groupKind{"node.k8s.io", "RuntimeClass"}
+// Name implements Plugin.
+func (RuntimeClass) Name() string { return "RuntimeClass" }
 
 // runtimeClassOf returns the RuntimeClass a pod names (nil when it names
 // none), or the plugin's refusal when it does not exist.
-func (t *txn) runtimeClassOf(res cluster.Resource, pod map[string]any, name string) (map[string]any, error) {
-	spec, _ := pod["spec"].(map[string]any)
-	className, ok := spec["runtimeClassName"].(string)
+func runtimeClassOf(s Store, a *Attributes) (map[string]any, error) {
+	className, ok := peek(a.Object, "spec")["runtimeClassName"].(string)
 	if !ok {
 		return nil, nil
 	}
-	rc, _, err := t.read(objKey{gk: runtimeClassGK, name: className})
+	rc, err := s.Get(runtimeClassGK, "", className)
 	if err != nil {
 		return nil, err
 	}
 	if rc == nil {
-		return nil, admissionForbidden(res, name, fmt.Sprintf("pod rejected: RuntimeClass %q not found", className))
+		return nil, a.forbid(fmt.Sprintf("pod rejected: RuntimeClass %q not found", className))
 	}
 	return rc, nil
 }
 
-// admitRuntimeClass is the plugin's mutation of a pod create.
-func (t *txn) admitRuntimeClass(res cluster.Resource, pod map[string]any, name string) error {
-	rc, err := t.runtimeClassOf(res, pod, name)
+// Mutate implements Mutator.
+func (RuntimeClass) Mutate(s Store, a *Attributes) error {
+	if a.Operation != Create || a.Kind() != podGK {
+		return nil
+	}
+	rc, err := runtimeClassOf(s, a)
 	if err != nil || rc == nil {
 		return err
 	}
-	spec, _ := pod["spec"].(map[string]any)
-	if fixed, ok := mapAt(rc, "overhead", "podFixed"); ok {
+	spec, _ := a.Object["spec"].(map[string]any)
+	if fixed, ok := podFixed(rc); ok {
 		if cur, ok := spec["overhead"].(map[string]any); ok && len(cur) > 0 && !value.Equal(cur, fixed) {
-			return admissionForbidden(res, name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
+			return a.forbid("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
 		}
 		spec["overhead"] = value.DeepCopy(fixed)
 	}
@@ -63,7 +65,7 @@ func (t *txn) admitRuntimeClass(res cluster.Resource, pod map[string]any, name s
 			sort.Strings(keys)
 			for _, k := range keys {
 				if v, ok := podSel[k]; ok && v != sel[k] {
-					return admissionForbidden(res, name, fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %v; pod.spec.nodeSelector[%s] = %v", k, sel[k], k, v))
+					return a.forbid(fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %v; pod.spec.nodeSelector[%s] = %v", k, sel[k], k, v))
 				}
 				podSel[k] = sel[k]
 			}
@@ -79,41 +81,37 @@ func (t *txn) admitRuntimeClass(res cluster.Resource, pod map[string]any, name s
 	return nil
 }
 
-// validateRuntimeClass is the plugin's validation of a pod create: its
-// overhead is its RuntimeClass's.
-func (t *txn) validateRuntimeClass(res cluster.Resource, pod map[string]any, name string) error {
-	rc, err := t.runtimeClassOf(res, pod, name)
+// Validate implements Validator: a created pod's overhead is its
+// RuntimeClass's.
+func (RuntimeClass) Validate(s Store, a *Attributes) error {
+	if a.Operation != Create || a.Kind() != podGK {
+		return nil
+	}
+	rc, err := runtimeClassOf(s, a)
 	if err != nil {
 		return err
 	}
-	spec, _ := pod["spec"].(map[string]any)
-	cur, set := spec["overhead"].(map[string]any)
-	if fixed, ok := mapAt(rc, "overhead", "podFixed"); ok {
+	cur, set := peek(a.Object, "spec")["overhead"].(map[string]any)
+	if fixed, ok := podFixed(rc); ok {
 		if !value.Equal(cur, fixed) {
-			return admissionForbidden(res, name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
+			return a.forbid("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
 		}
 	} else if set {
-		return admissionForbidden(res, name, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
+		return a.forbid("pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
 	}
 	return nil
 }
 
-// mapAt is the object at a path of maps.
-func mapAt(obj map[string]any, path ...string) (map[string]any, bool) {
-	cur := obj
-	for _, p := range path {
-		next, ok := cur[p].(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		cur = next
-	}
-	return cur, true
+// podFixed is a RuntimeClass's overhead.podFixed; ok is false when it
+// has none.
+func podFixed(rc map[string]any) (fixed map[string]any, ok bool) {
+	fixed, ok = peek(rc, "overhead")["podFixed"].(map[string]any)
+	return fixed, ok
 }
 
-// mergeTolerations is tolerations.MergeTolerations: the tolerations in
-// order, leaving out each one that another (an earlier one kept, or a
-// later different one) tolerates a superset of.
+// mergeTolerations is the tolerations in order, leaving out each one that
+// another (an earlier one kept, or a later different one) tolerates a
+// superset of.
 func mergeTolerations(all []any) []any {
 	var merged []any
 next:
