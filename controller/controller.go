@@ -1,12 +1,58 @@
 // Package controller holds what the reconcilers of the embedded cluster
-// share: the Controller contract that the deployment, replicaset and
-// garbage-collection controllers (and the simulated kubelet) implement,
-// and that the runner of package sim drives on the virtual clock.
+// share: the Controller contract (and Incremental, for those that sync
+// from what changed) that the runner of package sim drives on the virtual
+// clock, one transaction per Sync, until no controller writes anything.
 //
 // A controller sees only a cluster.Interface and the cluster time it is
 // given; what it keeps between calls (an Incremental controller's indexes,
 // caches of what it read) changes nothing it writes, so that the same
 // objects and the same time always give the same writes.
+//
+// # The controllers
+//
+// Each is a package of its own under controller/, after the
+// kube-controller-manager 1.37 controller of the same name; its package
+// doc says what it simulates and what not:
+//
+//   - workloads: deployment (ReplicaSets, rollouts, rollback), replicaset
+//     (pods), replication (ReplicationControllers, through the ReplicaSet
+//     controller), statefulset (ordered pods, claims, revisions),
+//     daemonset (one pod per node), job (pods to completion, and
+//     TTLAfterFinished), cronjob (Jobs on a schedule), podautoscaler
+//     (HorizontalPodAutoscalers);
+//   - services: endpoint (Endpoints), endpointslice (EndpointSlices, and
+//     Mirroring of selector-less Services' Endpoints);
+//   - storage: persistentvolume (the claim binder), volumeprotection (the
+//     pvc- and pv-protection finalizers);
+//   - the cluster itself: gc (the garbage collector, for what the store
+//     does not collect in the deleting transaction), node (Node leases and
+//     NoExecute taint eviction), event (how controllers record Events, and
+//     the TTLController that expires them), controlplane (the kubernetes
+//     Service that kube-apiserver keeps).
+//
+// The simulated kubelet (package kubelet) is a Controller too.
+//
+// # The scaffold
+//
+// The parts the controllers used to repeat live in controller/internal, in the roles controller-runtime gives a client, a
+// cache and a reconciler:
+//
+//   - the client is the cluster.Interface of a Sync; GetShared and
+//     OwnerIndex below are its read-only shortcuts;
+//   - the cache is what an Incremental controller remembers: podmemo for
+//     controllers whose owners claim pods (daemonset, statefulset, job;
+//     podmemo.Owners is their Sync and SyncChanged), svcpods for the
+//     endpoint controllers, both on reconcile.Clean and reconcile.Dirty
+//     (the owners whose last sync wrote nothing, and those a write
+//     concerns);
+//   - the reconciler is one owner's sync; reconcile.Loop runs it for each
+//     owner with upstream's work-queue back-off (event.Waiting,
+//     event.AfterSync) for the daemonset, statefulset, job and cronjob
+//     controllers;
+//   - kobj reads objects; claim adopts and releases (ControllerRef
+//     manager); history and podhash keep ControllerRevisions and template
+//     hashes; ctrltest is the harness of the controllers' unit tests (a
+//     real store on a manual clock).
 package controller
 
 import (
