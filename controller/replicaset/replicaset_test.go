@@ -1,31 +1,15 @@
 package replicaset_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/replicaset"
 )
-
-type clock struct{ t time.Time }
-
-func (c *clock) Now() time.Time { return c.t }
-
-func open(t *testing.T) (*local.Store, *clock) {
-	t.Helper()
-	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, clk
-}
 
 func newRS(name string, replicas int64) map[string]any {
 	return map[string]any{
@@ -43,64 +27,39 @@ func newRS(name string, replicas int64) map[string]any {
 	}
 }
 
-func syncUntilSettled(t *testing.T, c cluster.Interface, clk *clock) {
-	t.Helper()
-	for i := 0; i < 20; i++ {
-		r, err := replicaset.Controller{}.Sync(context.Background(), c, clk.t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.Changed {
-			return
-		}
-	}
-	t.Fatal("replicaset controller did not settle")
+func settle(e *ctrltest.Env) {
+	e.TB.Helper()
+	e.Settle([]controller.Controller{replicaset.Controller{}})
 }
 
-func pods(t *testing.T, c cluster.Interface) []map[string]any {
-	t.Helper()
-	l, err := c.List(context.Background(), kobj.PodGVK, cluster.InNamespace("default"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l.Items
-}
+func pods(e *ctrltest.Env) []map[string]any { return e.List(kobj.PodGVK, "default") }
 
-func makeReady(t *testing.T, c cluster.Interface, pod map[string]any, at time.Time) {
-	t.Helper()
+func makeReady(e *ctrltest.Env, pod map[string]any) {
+	e.TB.Helper()
 	p := kobj.Copy(pod)
 	p["status"] = map[string]any{
 		"phase": "Running",
 		"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(at),
+			"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(e.Now()),
 		}},
 	}
-	if _, err := c.UpdateStatus(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e.UpdateStatus(p)
 }
 
-func get(t *testing.T, c cluster.Interface, name string) map[string]any {
-	t.Helper()
-	o, err := c.Get(context.Background(), kobj.ReplicaSetGVK, "default", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
+func get(e *ctrltest.Env, name string) map[string]any {
+	return e.Get(kobj.ReplicaSetGVK, "default", name)
 }
 
 func TestCreateScaleAndStatus(t *testing.T) {
-	ctx := context.Background()
-	s, clk := open(t)
-	if _, err := s.Create(ctx, newRS("web", 3)); err != nil {
-		t.Fatal(err)
-	}
-	syncUntilSettled(t, s, clk)
-	ps := pods(t, s)
+	e := ctrltest.New(t)
+	e.Clock.Set(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	e.Create(newRS("web", 3))
+	settle(e)
+	ps := pods(e)
 	if len(ps) != 3 {
 		t.Fatalf("got %d pods, want 3", len(ps))
 	}
-	rs := get(t, s, "web")
+	rs := get(e, "web")
 	for _, p := range ps {
 		if !strings.HasPrefix(kobj.Name(p), "web-") || len(kobj.Name(p)) != len("web-")+5 {
 			t.Errorf("pod name %q", kobj.Name(p))
@@ -129,14 +88,10 @@ func TestCreateScaleAndStatus(t *testing.T) {
 			t.Errorf("pod %s not among the first candidate names", kobj.Name(p))
 		}
 	}
-	evs, err := s.List(ctx, kobj.EventGVK, cluster.InNamespace("default"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	created := 0
-	for _, e := range evs.Items {
-		if e["reason"] == "SuccessfulCreate" && strings.HasPrefix(kobj.Str(e, "message"), "Created pod: web-") &&
-			kobj.Str(e, "source", "component") == "replicaset-controller" {
+	for _, ev := range e.List(kobj.EventGVK, "default") {
+		if ev["reason"] == "SuccessfulCreate" && strings.HasPrefix(kobj.Str(ev, "message"), "Created pod: web-") &&
+			kobj.Str(ev, "source", "component") == "replicaset-controller" {
 			created++
 		}
 	}
@@ -145,98 +100,79 @@ func TestCreateScaleAndStatus(t *testing.T) {
 	}
 
 	// Ready pods, minReadySeconds: available only after it, with a requeue.
-	rs = get(t, s, "web")
+	rs = get(e, "web")
 	rs["spec"].(map[string]any)["minReadySeconds"] = int64(10)
-	if _, err := s.Update(ctx, rs); err != nil {
-		t.Fatal(err)
+	e.Update(rs)
+	for _, p := range pods(e) {
+		makeReady(e, p)
 	}
-	for _, p := range pods(t, s) {
-		makeReady(t, s, p, clk.t)
-	}
-	r, err := replicaset.Controller{}.Sync(ctx, s, clk.t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := clk.t.Add(10 * time.Second); !r.RequeueAt.Equal(want) {
+	r := e.Sync(replicaset.Controller{})
+	if want := e.Now().Add(10 * time.Second); !r.RequeueAt.Equal(want) {
 		t.Errorf("RequeueAt %v, want %v", r.RequeueAt, want)
 	}
-	rs = get(t, s, "web")
+	rs = get(e, "web")
 	if n, _ := kobj.Int(rs, "status", "readyReplicas"); n != 3 {
 		t.Errorf("readyReplicas %d", n)
 	}
 	if n, _ := kobj.Int(rs, "status", "availableReplicas"); n != 0 {
 		t.Errorf("availableReplicas %d before minReadySeconds", n)
 	}
-	if r, _ := (replicaset.Controller{}).Sync(ctx, s, clk.t); r.Changed {
+	if r := e.Sync(replicaset.Controller{}); r.Changed {
 		t.Error("a second sync with nothing new changed something")
 	}
-	clk.t = clk.t.Add(10 * time.Second)
-	syncUntilSettled(t, s, clk)
-	if n, _ := kobj.Int(get(t, s, "web"), "status", "availableReplicas"); n != 3 {
+	e.Advance(10 * time.Second)
+	settle(e)
+	if n, _ := kobj.Int(get(e, "web"), "status", "availableReplicas"); n != 3 {
 		t.Errorf("availableReplicas %d after minReadySeconds", n)
 	}
 
 	// Scale down deletes the pod that is not ready first.
-	ps = pods(t, s)
+	ps = pods(e)
 	notReady := kobj.Copy(ps[1])
 	notReady["status"] = map[string]any{"phase": "Running"}
-	if _, err := s.UpdateStatus(ctx, notReady); err != nil {
-		t.Fatal(err)
-	}
-	rs = get(t, s, "web")
+	e.UpdateStatus(notReady)
+	rs = get(e, "web")
 	rs["spec"].(map[string]any)["replicas"] = int64(2)
-	if _, err := s.Update(ctx, rs); err != nil {
-		t.Fatal(err)
-	}
-	syncUntilSettled(t, s, clk)
-	for _, p := range pods(t, s) {
+	e.Update(rs)
+	settle(e)
+	for _, p := range pods(e) {
 		if kobj.Name(p) == kobj.Name(ps[1]) {
 			t.Errorf("the pod that was not ready survived the scale-down")
 		}
 	}
-	if len(pods(t, s)) != 2 {
-		t.Errorf("%d pods after scale to 2", len(pods(t, s)))
+	if len(pods(e)) != 2 {
+		t.Errorf("%d pods after scale to 2", len(pods(e)))
 	}
 }
 
 func TestAdoptAndRelease(t *testing.T) {
-	ctx := context.Background()
-	s, clk := open(t)
+	e := ctrltest.New(t)
 	orphan := map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{"name": "stray", "namespace": "default", "labels": map[string]any{"app": "web"}},
 		"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
 	}
-	if _, err := s.Create(ctx, orphan); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Create(ctx, newRS("web", 2)); err != nil {
-		t.Fatal(err)
-	}
-	syncUntilSettled(t, s, clk)
-	ps := pods(t, s)
+	e.Create(orphan)
+	e.Create(newRS("web", 2))
+	settle(e)
+	ps := pods(e)
 	if len(ps) != 2 {
 		t.Fatalf("%d pods, want 2 (the stray one adopted)", len(ps))
 	}
-	stray, err := s.Get(ctx, kobj.PodGVK, "default", "stray")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kobj.ControllerUID(stray) != kobj.UID(get(t, s, "web")) {
+	stray := e.Get(kobj.PodGVK, "default", "stray")
+	if kobj.ControllerUID(stray) != kobj.UID(get(e, "web")) {
 		t.Fatalf("stray pod not adopted: %v", stray["metadata"])
 	}
 	// Relabel: released, and replaced.
 	stray["metadata"].(map[string]any)["labels"] = map[string]any{"app": "other"}
-	if _, err := s.Update(ctx, stray); err != nil {
-		t.Fatal(err)
-	}
-	syncUntilSettled(t, s, clk)
-	stray, _ = s.Get(ctx, kobj.PodGVK, "default", "stray")
+	e.Update(stray)
+	settle(e)
+	stray = e.Get(kobj.PodGVK, "default", "stray")
 	if kobj.ControllerRef(stray) != nil {
 		t.Errorf("relabeled pod still owned")
 	}
-	if len(pods(t, s)) != 3 {
-		t.Errorf("%d pods, want 3", len(pods(t, s)))
+	if len(pods(e)) != 3 {
+		t.Errorf("%d pods, want 3", len(pods(e)))
 	}
 }
 
