@@ -109,6 +109,11 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 
 // SyncChanged implements controller.Incremental.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	if ctl.m == nil {
+		// The zero value remembers nothing: a full sync, with the
+		// memory that marks the finalized pods.
+		return ctl.Sync(ctx, c, now)
+	}
 	return owners.Changed(ctx, c, now, ctl.m, changed)
 }
 
