@@ -376,6 +376,7 @@ func (r *run) replace(ctx context.Context, c cluster.Interface, it *item, live, 
 		delete(md, f)
 	}
 	if restored, rerr := c.Create(ctx, old, r.createOptions(writeReal)...); rerr != nil {
+		//lint:ignore ST1005 kubectl apply --force's message, word for word
 		return nil, fmt.Errorf("An error occurred force-replacing the existing object with the newly provided one:\n\n%v.\n\nAdditionally, an error occurred attempting to restore the original object:\n\n%v", err, rerr)
 	} else {
 		return restored, err

@@ -23,7 +23,6 @@ var (
 	gvkDeployment = schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}
 	gvkConfigMap  = schema.GVK{Version: "v1", Kind: "ConfigMap"}
 	gvkSecret     = schema.GVK{Version: "v1", Kind: "Secret"}
-	gvkService    = schema.GVK{Version: "v1", Kind: "Service"}
 	gvkNamespace  = schema.GVK{Version: "v1", Kind: "Namespace"}
 )
 

@@ -31,8 +31,7 @@ func Objects(objs ...map[string]any) []manifest.Object {
 }
 
 var (
-	namespaceGVK = schema.GVK{Version: "v1", Kind: "Namespace"}
-	crdGroup     = "apiextensions.k8s.io"
+	crdGroup = "apiextensions.k8s.io"
 )
 
 // item is one object of the input, resolved and ready to apply.
@@ -154,9 +153,11 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Options, set *prune.ApplySet) error {
 	md := objref.Metadata(it.config)
 	if it.ref.Kind == "" {
+		//lint:ignore ST1005 the message of apimachinery's decoder, as kubectl prints it
 		return errors.New("Object 'Kind' is missing")
 	}
 	if it.ref.Version == "" {
+		//lint:ignore ST1005 the message of apimachinery's decoder, as kubectl prints it
 		return errors.New("Object 'apiVersion' is missing")
 	}
 	if md == nil {
@@ -199,6 +200,7 @@ func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Opt
 		ns = opts.namespace()
 		it.config = objref.WithMetadata(it.config, "namespace", ns)
 	case opts.EnforceNamespace && ns != opts.namespace():
+		//lint:ignore ST1005 kubectl's message (cli-runtime's), word for word
 		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, opts.namespace(), ns)
 	}
 	it.ref.Namespace = ns

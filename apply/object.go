@@ -98,15 +98,6 @@ func parallel(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// applyOne reads, plans and applies one object.
-func (r *run) applyOne(ctx context.Context, c cluster.Interface, it *item, mode writeMode) (Result, error) {
-	live, err := get(ctx, c, it)
-	if err != nil {
-		return Result{Ref: it.ref, Source: it.src, DryRun: r.opts.DryRun}, err
-	}
-	return r.execute(ctx, c, r.makePlan(it, live), mode)
-}
-
 // get returns the live object, nil when there is none (or its kind is not
 // served yet: its CRD comes with the input).
 func get(ctx context.Context, c cluster.Reader, it *item) (map[string]any, error) {

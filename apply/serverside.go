@@ -161,6 +161,7 @@ func (r *run) serverSide(ctx context.Context, c cluster.Interface, p plan, mode 
 	if err != nil {
 		var se *cluster.StatusError
 		if errors.As(err, &se) && se.Code == 415 {
+			//lint:ignore ST1005 kubectl apply --server-side's message, word for word
 			return res, fmt.Errorf("Server-side apply not available on the server: (%w)", err)
 		}
 		if ce := conflictError(err, it.config); ce != nil {

@@ -282,9 +282,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 	}
 	m.freed = false
 	objs := make([]cluster.Object, len(pods))
-	for i, p := range pods {
-		objs[i] = p
-	}
+	copy(objs, pods)
 	sortWaiting(objs, waiting)
 	for _, i := range waiting {
 		r, err := k.schedule(ctx, c, pods[i], now, ips, m.sched)

@@ -231,9 +231,7 @@ func (k *Kubelet) snapshot(ctx context.Context, c cluster.Interface, pods []clus
 		if err != nil {
 			return nil, fmt.Errorf("kubelet: list nodes: %w", err)
 		}
-		for _, n := range l.Items {
-			nodes = append(nodes, n)
-		}
+		nodes = append(nodes, l.Items...)
 	} else {
 		for _, n := range k.nodes {
 			nodes = append(nodes, n.object(""))

@@ -44,7 +44,6 @@ type input struct {
 	name  string
 	stdin bool
 	err   error // found while expanding paths, or reading
-	data  []byte
 	units []unit
 }
 

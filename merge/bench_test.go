@@ -22,7 +22,6 @@ type benchCase struct {
 	gvk                schema.GVK
 	dataStruct         func() any
 	last, config, live []byte
-	wantPatchNonEmpty  bool
 }
 
 func mustEncode(tb testing.TB, v any) []byte {

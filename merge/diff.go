@@ -25,7 +25,6 @@ type diffOptions struct {
 // three-way merge, walked in parallel: lists whose elements share a merge
 // key are merged by their full keys, which needs all three.
 type differ struct {
-	opts diffOptions
 	// fullKey tells which of the three inputs is which, for lists merged by
 	// full keys: when true, the diff runs from live (original) to config
 	// and other is last-applied; when false, from last-applied to config

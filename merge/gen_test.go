@@ -1102,11 +1102,11 @@ func sortedKeys2[V any](m map[string]V) []string {
 // schema allows.
 func (g *gen) changeScalar(k string, ft *schema.Type, old any) any {
 	if ft.KindOf() != schema.Scalar {
-		switch old.(type) {
+		switch old := old.(type) {
 		case int64:
 			return int64(g.intn(100))
 		case bool:
-			return !old.(bool)
+			return !old
 		}
 		return g.fresh("x")
 	}

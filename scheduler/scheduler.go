@@ -118,9 +118,7 @@ func New(nodes []map[string]any) *Cluster {
 		if n.name == "" || c.byName[n.name] != nil {
 			continue
 		}
-		for _, t := range listAt(obj, "spec", "taints") {
-			n.taints = append(n.taints, t)
-		}
+		n.taints = append(n.taints, listAt(obj, "spec", "taints")...)
 		alloc, ok := mapAt(obj, "status", "allocatable")
 		if !ok {
 			alloc, _ = mapAt(obj, "status", "capacity")

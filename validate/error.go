@@ -131,12 +131,6 @@ func (p *path) child(names ...string) *path {
 
 func (p *path) at(i int) *path     { return &path{parent: p, index: strconv.Itoa(i)} }
 func (p *path) key(k string) *path { return &path{parent: p, index: k} }
-func (p *path) root() *path {
-	for p.parent != nil {
-		p = p.parent
-	}
-	return p
-}
 
 func (p *path) String() string {
 	if p == nil {

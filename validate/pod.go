@@ -186,15 +186,6 @@ func tolerations(l []any, p *path) []Error {
 
 // --- volumes ---------------------------------------------------------------
 
-// volumeSourceFields are the fields of VolumeSource in declaration order,
-// the order in which validateVolumeSource checks them.
-var volumeSourceFields = []string{
-	"hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
-	"glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI",
-	"fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk",
-	"projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
-}
-
 // volumeCheckOrder is the order of validateVolumeSource, which differs
 // from the declaration order.
 var volumeCheckOrder = []string{
@@ -1128,8 +1119,6 @@ func quantityValue(name string, q quantity.Quantity, qs string, p *path) []Error
 	}
 	return errs
 }
-
-var podLevelResources = []string{"cpu", "hugepages-", "memory"}
 
 // podResources is validatePodResources (PodLevelResources is beta and on),
 // without the checks against the containers' sums.

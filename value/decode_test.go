@@ -295,7 +295,7 @@ func TestDecodeObjectWithout(t *testing.T) {
 		`{"metadata":{"managedFields":[{"a":"b}]}}`,
 		`{"metadata":{"managedFields":[{"a":1}`,
 		`{"metadata":{"managedFields":` + strings.Repeat("[", value.MaxDepth) + strings.Repeat("]", value.MaxDepth) + `}}`,
-		`{"metadata":{"managedFields":""}}`,
+		"{\"metadata\":{\"managedFields\":\"\x01\"}}",
 		`{"metadata":{"managedFields":tru}}`,
 		`{"metadata":{"managedFields":[]}} x`,
 		`[]`,

@@ -195,7 +195,7 @@ func number(v any) (n num, ok bool) {
 
 // literalNumber is the number Decode reads from the JSON number literal lit.
 func literalNumber(lit []byte) (num, bool) {
-	if bytes.IndexAny(lit, ".eE") < 0 {
+	if !bytes.ContainsAny(lit, ".eE") {
 		if i, ok := parseInt(lit); ok {
 			return num{isInt: true, int: i}, true
 		}

@@ -18,8 +18,6 @@ var (
 	deployGVK = schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}
 	rsGVK     = schema.GVK{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
 	podGVK    = schema.GVK{Version: "v1", Kind: "Pod"}
-	svcGVK    = schema.GVK{Version: "v1", Kind: "Service"}
-	saGVK     = schema.GVK{Version: "v1", Kind: "ServiceAccount"}
 	crdGVK    = schema.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
 )
 

@@ -224,6 +224,9 @@ func TestDeleteFinalizers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if metaString(c, "deletionTimestamp") == "" || isGone(t, s, gvkConfigMap, "default", "c") {
+		t.Errorf("object went while a finalizer was left")
+	}
 	p := `{"metadata":{"finalizers":null}}`
 	if _, err := s.Patch(ctx, gvkConfigMap, "default", "c", cluster.MergePatchType, []byte(p)); err != nil {
 		t.Fatal(err)

@@ -246,7 +246,7 @@ func trackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 	if err != nil {
 		return nil, err
 	}
-	updater := merge.Updater{Converter: relabelConverter{tc: tc}, IgnoreFilter: reset}
+	updater := (&merge.UpdaterBuilder{Converter: relabelConverter{tc: tc}, IgnoreFilter: reset}).BuildUpdater()
 	_, fields, err := updater.Update(liveTyped, newTyped, version, managed.fields, currentOperation)
 	if err != nil {
 		return nil, err

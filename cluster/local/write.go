@@ -123,7 +123,6 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 	if err := t.trackUpdate(res, nil, obj); err != nil {
 		return nil, err
 	}
-	md = metadata(obj)
 	if err := t.admit(admission.Chain.Mutate, admission.Create, res, obj, nil, admitName); err != nil {
 		return nil, err
 	}

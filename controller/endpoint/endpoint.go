@@ -18,6 +18,8 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
+//lint:file-ignore SA1019 this is the Endpoints controller: core/v1 Endpoints and their subsets are deprecated, but kube-controller-manager v1.37 still writes them, and so does this package.
+
 // Component is the source of the controller's Events.
 const Component = "endpoint-controller"
 

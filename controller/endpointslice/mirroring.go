@@ -19,6 +19,8 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
+//lint:file-ignore SA1019 mirroring reads the subsets of core/v1 Endpoints (deprecated, still served by kube-apiserver v1.37 and mirrored by its controller): that type is what it mirrors.
+
 // MirroringControllerName is the manager label of mirrored slices.
 const MirroringControllerName = "endpointslicemirroring-controller.k8s.io"
 

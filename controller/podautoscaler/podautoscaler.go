@@ -592,6 +592,7 @@ func (r *reconciler) customScale(ctx context.Context, gvk schema.GVK, name strin
 	}
 	replicas, ok := at(kobj.Str(sc, "specReplicasPath")).(int64)
 	if !ok {
+		//lint:ignore ST1005 kube-apiserver's InternalError text, which the controller's Event carries as is
 		return nil, gvk, fmt.Errorf("Internal error occurred: the spec replicas field %q does not exist", kobj.Str(sc, "specReplicasPath"))
 	}
 	scale := map[string]any{"spec": map[string]any{"replicas": replicas}, "status": map[string]any{}}

@@ -312,6 +312,7 @@ func (s *syncer) claimsMatchPolicy(ctx context.Context, set, pod map[string]any)
 		name := claimName(set, tm, ordinal)
 		c, err := s.claim(ctx, kobj.Namespace(set), name)
 		if err != nil {
+			//lint:ignore ST1005 kube-controller-manager's message, word for word
 			return false, fmt.Errorf("Could not retrieve claim %s for %s when checking PVC deletion policy: %w", name, kobj.Name(pod), err)
 		}
 		if c != nil && !s.claimOwnerUpToDate(c, set, pod) {
@@ -329,6 +330,7 @@ func (s *syncer) updateClaimsForPolicy(ctx context.Context, set, pod map[string]
 		name := claimName(set, tm, ordinal)
 		c, err := s.claim(ctx, kobj.Namespace(set), name)
 		if err != nil {
+			//lint:ignore ST1005 kube-controller-manager's message, word for word
 			return fmt.Errorf("Could not retrieve claim %s not found for %s when checking PVC deletion policy: %w", name, kobj.Name(pod), err)
 		}
 		if c == nil {

@@ -206,6 +206,7 @@ func newConfigUseContextCmd(g *Globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
 			if len(args) != 1 {
+				//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 				return failOne(g.ErrOut, fmt.Errorf("Unexpected args: %v\nSee '%s -h' for help and examples", args, cmd.CommandPath()))
 			}
 			name := args[0]

@@ -249,6 +249,7 @@ func (o *WriteOptions) prepare(m cluster.Mapper, in manifest.Object) (map[string
 	case ns == "":
 		obj = objref.WithMetadata(obj, "namespace", o.g.Ns())
 	case o.g.NamespaceSet && ns != o.g.Ns():
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return nil, fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", in.Source, ns, o.g.Ns(), ns)
 	}
 	had, err := lastapplied.Get(obj)

@@ -488,6 +488,7 @@ func newCreateQuotaCmd(g *Globals) *cobra.Command {
 				for _, stmt := range strings.Split(hard, ",") {
 					parts := strings.Split(stmt, "=")
 					if len(parts) != 2 {
+						//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 						return failOne(g.ErrOut, fmt.Errorf("Invalid argument syntax %v, expected <resource>=<value>", stmt))
 					}
 					qty, err := resource.ParseQuantity(parts[1])

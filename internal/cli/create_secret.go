@@ -35,6 +35,7 @@ func newCreateSecretTLSCmd(g *Globals) *cobra.Command {
 			read := func(p string) ([]byte, error) {
 				b, err := os.ReadFile(p)
 				if err != nil {
+					//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 					return nil, fmt.Errorf("Cannot read file %v, %v", p, err)
 				}
 				return b, nil

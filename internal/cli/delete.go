@@ -290,6 +290,7 @@ func (o *DeleteOptions) complete() (cluster.Propagation, error) {
 		printWarning(o.g.ErrOut, "--cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.")
 		return cluster.Orphan, nil
 	}
+	//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 	return "", fmt.Errorf(`invalid cascade value (%v). Must be "background", "foreground", or "orphan".`, o.Cascade)
 }
 
@@ -311,6 +312,7 @@ func (o *DeleteOptions) validate(args []string) error {
 		return nil
 	}
 	if len(args) == 0 {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
 	}
 	return nil
@@ -330,6 +332,7 @@ func (o *DeleteOptions) fileTarget(m cluster.Mapper, obj map[string]any, source 
 		case t.namespace == "":
 			t.namespace = o.g.Ns()
 		case o.g.NamespaceSet && t.namespace != o.g.Ns():
+			//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 			return target{}, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", t.namespace, o.g.Ns(), t.namespace)
 		}
 	}

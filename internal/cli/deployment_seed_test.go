@@ -595,22 +595,3 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
-
-func sameMultiset(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	n := map[string]int{}
-	for _, s := range a {
-		n[s]++
-	}
-	for _, s := range b {
-		n[s]--
-	}
-	for _, v := range n {
-		if v != 0 {
-			return false
-		}
-	}
-	return true
-}

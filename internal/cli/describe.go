@@ -52,6 +52,7 @@ NAME_PREFIX, or else every object whose name starts with it.`,
 // Run describes the objects args name.
 func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return failOne(o.ErrOut, fmt.Errorf("You must specify the type of resource to describe. Use \"konverge api-resources\" for a complete list of supported resources."))
 	}
 	sess, err := o.openResourceSession(ctx)

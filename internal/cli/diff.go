@@ -107,33 +107,35 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	defer sess.Close(ctx)
 
 	opts := diff.Options{
-		Namespace:         o.g.Ns(),
-		EnforceNamespace:  o.g.NamespaceSet,
-		FieldManager:      o.FieldManager,
-		ServerSide:        o.ServerSide,
-		ForceConflicts:    o.ForceConflicts,
-		Selector:          o.Selector,
-		Prune:             o.Prune,
-		ApplySet:          o.ApplySet,
+		Options: apply.Options{
+			Namespace:        o.g.Ns(),
+			EnforceNamespace: o.g.NamespaceSet,
+			FieldManager:     o.FieldManager,
+			ServerSide:       o.ServerSide,
+			ForceConflicts:   o.ForceConflicts,
+			Selector:         o.Selector,
+			Prune:            o.Prune,
+			ApplySet:         o.ApplySet,
+			Concurrency:      o.Concurrency,
+		},
 		ShowSecrets:       o.ShowSecret,
 		ShowManagedFields: o.ShowManagedFields,
-		Concurrency:       o.Concurrency,
 	}
 	progress := &progressLine{}
 	if sess.Store == nil {
 		progress = newProgressLine(errOut)
-		opts.Progress = progress.Update
+		opts.Options.Progress = progress.Update
 	}
 	defer progress.Close()
 	if o.ServerSide && o.FieldManager == apply.FieldManagerClientSideApply {
-		opts.FieldManager = apply.FieldManagerServerSideApply
+		opts.Options.FieldManager = apply.FieldManagerServerSideApply
 	}
 	if len(o.PruneAllowlist) > 0 {
 		gvks, err := prune.ParseAllowlist(sess.Mapper(), o.PruneAllowlist)
 		if err != nil {
 			return fail(errOut, errCode, plainError(err))
 		}
-		opts.PruneAllowlist = gvks
+		opts.Options.PruneAllowlist = gvks
 	}
 	report, err := diff.New(sess.Cluster, opts).Run(ctx, objs)
 	progress.Close()

@@ -199,6 +199,8 @@ func (o *EditOptions) writeEdit(ctx context.Context, t gotObject, edited map[str
 
 // errEditIdentity is kubectl edit's error when the edited file names
 // another object.
+//
+//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 var errEditIdentity = errors.New("At least one of apiVersion, kind and name was changed")
 
 // editOne runs the editor on obj and returns the edited object and the

@@ -18,6 +18,8 @@ import (
 
 // errEditNoValidChanges is kubectl edit's error when the editor, reopened
 // on an error, saved nothing new.
+//
+//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 var errEditNoValidChanges = errors.New("Edit cancelled, no valid changes were saved.")
 
 // editSubresource edits the subresource sub (other than status) of the

@@ -59,8 +59,10 @@ server's with --kubeconfig. "konverge api-resources" lists the types.`,
 			g.complete(cmd)
 			switch {
 			case len(args) == 0:
+				//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 				return failOne(g.ErrOut, errors.New("You must specify the type of resource to explain. Use \"konverge api-resources\" for a complete list of supported resources.\n"))
 			case len(args) > 1:
+				//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 				return failOne(g.ErrOut, errors.New("We accept only this format: explain RESOURCE\n"))
 			case o.maxDepth > 0 && !o.recursive:
 				return failOne(g.ErrOut, errors.New("--max-depth requires --recursive"))

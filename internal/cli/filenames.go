@@ -77,8 +77,10 @@ func parseDryRun(v string) (apply.DryRun, error) {
 	case "server":
 		return apply.DryRunServer, nil
 	case "unchanged":
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return "", errors.New(`--dry-run flag without a value was specified. A value must be set: "none", "server", or "client".`)
 	}
+	//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 	return "", fmt.Errorf(`Invalid dry-run value (%s). Must be "none", "server", or "client".`, v)
 }
 

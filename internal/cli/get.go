@@ -100,6 +100,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	}
 	if len(args) == 0 && !o.FilenameFlags.given() {
 		fmt.Fprint(o.ErrOut, "You must specify the type of resource to get. Use \"konverge api-resources\" for a complete list of supported resources.\n\n")
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return failOne(o.ErrOut, fmt.Errorf("Required resource not specified.\nUse \"konverge explain <resource>\" for a detailed description of that resource (e.g. konverge explain pods).\nSee 'konverge get -h' for help and examples"))
 	}
 	sess, err := o.openResourceSession(ctx)
@@ -207,7 +208,7 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	if objPrinter != nil {
 		// One object named alone prints as itself; anything else as a
 		// List (kubectl's printGeneric).
-		single := (len(reqs) == 1 && len(reqs[0].Names) == 1) || (fileObjs != nil && len(fileObjs) == 1)
+		single := (len(reqs) == 1 && len(reqs[0].Names) == 1) || len(fileObjs) == 1
 		if len(found) == 0 && o.IgnoreNotFound {
 			return reportErrors(o.ErrOut, errs)
 		}

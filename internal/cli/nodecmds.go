@@ -48,9 +48,7 @@ func nodeTargets(ctx context.Context, sess *Session, args []string, selector str
 		if err != nil {
 			return nil, []error{err}
 		}
-		for _, n := range l.Items {
-			out = append(out, n)
-		}
+		out = append(out, l.Items...)
 		return out, nil
 	}
 	for _, a := range args {
@@ -244,10 +242,7 @@ func runTaint(ctx context.Context, g *Globals, args []string, selector string, a
 		if err != nil {
 			return failOne(g.ErrOut, err)
 		}
-		nodes = nil
-		for _, n := range l.Items {
-			nodes = append(nodes, n)
-		}
+		nodes = l.Items
 	}
 	for _, n := range nodes {
 		name := printer.Str(printer.Map(n, "metadata"), "name")

@@ -57,6 +57,7 @@ changes (its last-applied configuration stays as it is).`,
 // Run scales the objects args (or -f) name.
 func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
 	if o.Replicas < 0 {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return failOne(o.ErrOut, fmt.Errorf("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0"))
 	}
 	sess, err := o.openResourceSession(ctx)
@@ -91,6 +92,7 @@ func (o *ScaleOptions) Run(ctx context.Context, args []string) error {
 		} else {
 			cur := printer.IntOr(t.obj, 1, "spec", "replicas")
 			if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
+				//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 				errs = append(errs, fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur))
 				continue
 			}
@@ -124,10 +126,12 @@ func (o *ScaleOptions) scalePreconditions(ctx context.Context, c cluster.Interfa
 	}
 	cur := printer.IntOr(scale, 0, "spec", "replicas")
 	if o.CurrentReplicas >= 0 && int64(o.CurrentReplicas) != cur {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return "", fmt.Errorf("Expected replicas to be %d, was %d", o.CurrentReplicas, cur)
 	}
 	rv := printer.Str(scale, "metadata", "resourceVersion")
 	if o.ResourceVersion != "" && o.ResourceVersion != rv {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return "", fmt.Errorf("Expected resource version to be %s, was %s", o.ResourceVersion, rv)
 	}
 	return rv, nil

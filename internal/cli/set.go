@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -299,6 +298,3 @@ func resourcesAndPairs(args []string, pairType string) (resources, pairs []strin
 	}
 	return resources, pairs, nil
 }
-
-// writeTo is where set --list writes.
-func writeTo(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }

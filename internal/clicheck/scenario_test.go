@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -258,6 +257,3 @@ func comparable(block string) string {
 	}
 	return columnGap.ReplaceAllString(block, "$1   ")
 }
-
-// itoa is strconv.Itoa, for the summaries.
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -69,10 +69,12 @@ func NewCustomColumnsFromSpec(spec string, noHeaders bool) (*CustomColumns, erro
 func NewCustomColumnsFromTemplate(r io.Reader) (*CustomColumns, error) {
 	s := bufio.NewScanner(r)
 	if !s.Scan() {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return nil, fmt.Errorf("invalid template, missing header line. Expected format is one line of space separated headers, one line of space separated column specs.")
 	}
 	headers := strings.Fields(s.Text())
 	if !s.Scan() {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return nil, fmt.Errorf("invalid template, missing spec line. Expected format is one line of space separated headers, one line of space separated column specs.")
 	}
 	specs := strings.Fields(s.Text())

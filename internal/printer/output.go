@@ -134,6 +134,7 @@ func NewObjectPrinter(o OutputOptions, allowed []string) (ObjectPrinter, error) 
 	case "custom-columns-file":
 		f, err := os.Open(arg)
 		if err != nil {
+			//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 			return nil, fmt.Errorf("error reading template %s, %v\n", arg, err)
 		}
 		defer f.Close()

@@ -36,6 +36,7 @@ func SortByField(objs []any, field string) ([]int, error) {
 		}
 		vals, err := parser.FindResults(v)
 		if err != nil {
+			//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 			return nil, fmt.Errorf("Failed to get values for %#v using %s (%#v)", vals, expr, err)
 		}
 		var first *reflect.Value
@@ -82,6 +83,7 @@ func (s *fieldSorter) Less(i, j int) bool {
 	}
 	less, err := isLess(*a, *b)
 	if err != nil && s.err == nil {
+		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		s.err = fmt.Errorf("Field %s is an unsortable type: %s, err: %v", s.field, a.Kind(), err)
 	}
 	return less

@@ -805,11 +805,7 @@ func reduce(o map[string]any) map[string]any {
 		keep("hostname", "spec.hostname")
 		keep("subdomain", "spec.subdomain")
 		keep("affinity", "spec.affinity")
-		var tols []any
-		for _, x := range listAt(o, "spec.tolerations") {
-			tols = append(tols, x)
-		}
-		if len(tols) > 0 {
+		if tols := listAt(o, "spec.tolerations"); len(tols) > 0 {
 			out["tolerations"] = value.DeepCopy(tols)
 		}
 		var claims []any

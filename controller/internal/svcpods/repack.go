@@ -13,6 +13,8 @@ import (
 	"k8s.io/utils/dump"
 )
 
+//lint:file-ignore SA1019 RepackSubsets orders the subsets of core/v1 Endpoints (deprecated, still written by kube-controller-manager v1.37) by the hash of their Go values, so it works on that type.
+
 // RepackSubsets is upstream's endpoints.RepackSubsets: addresses grouped
 // by the set of ports they serve, each group a subset, sorted as
 // upstream sorts them (addresses by IP and pod uid, ports and subsets by
