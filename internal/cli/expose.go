@@ -158,6 +158,7 @@ func fileObjects(ctx context.Context, g *Globals, sess *Session, ff FilenameFlag
 		if res.Namespaced {
 			ns := printer.Str(obj, "metadata", "namespace")
 			if ns != "" && g.NamespaceSet && ns != g.Ns() {
+				//lint:ignore ST1005 kubectl's message (cli-runtime's), word for word
 				errs = append(errs, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, g.Ns(), ns))
 				continue
 			}
