@@ -21,7 +21,6 @@ var admissionChain = admission.Default()
 var (
 	serviceAccountGK = groupKind{"", "ServiceAccount"}
 	priorityClassGK  = groupKind{"scheduling.k8s.io", "PriorityClass"}
-	pvcGK            = groupKind{"", "PersistentVolumeClaim"}
 	pvGK             = groupKind{"", "PersistentVolume"}
 	configMapGK      = groupKind{"", "ConfigMap"}
 )
