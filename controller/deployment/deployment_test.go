@@ -90,7 +90,7 @@ func TestRollingUpdateSeedSequence(t *testing.T) {
 		}
 	}
 	// Settled: another round writes nothing.
-	r, err := deployment.Controller{}.Sync(e.ctx, e.s, e.clk.t)
+	r, err := deployment.Controller{}.Sync(e.Ctx, e.Store, e.Now())
 	if err != nil || r.Changed {
 		t.Errorf("settled sync: changed=%v err=%v", r.Changed, err)
 	}

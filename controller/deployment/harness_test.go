@@ -1,60 +1,48 @@
 package deployment_test
 
 import (
-	"context"
 	"sort"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/replicaset"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) Now() time.Time { return c.t }
-
 type env struct {
-	tb    testing.TB
-	s     *local.Store
-	clk   *clock
-	ctx   context.Context
+	*ctrltest.Env
 	ready func(pod map[string]any) bool // which pods the fake kubelet makes ready
 }
 
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
-	clk := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
-	s, err := local.Open(tb.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return &env{tb: tb, s: s, clk: clk, ctx: context.Background(), ready: func(map[string]any) bool { return true }}
+	e := &env{Env: ctrltest.New(tb), ready: func(map[string]any) bool { return true }}
+	e.Clock.Set(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	return e
 }
 
 // makePodsReady is the test's kubelet: every live pod it accepts gets
 // phase Running and Ready=True at the current time, through UpdateStatus.
 func (e *env) makePodsReady() bool {
 	changed := false
-	err := e.s.Batch(e.ctx, func(c cluster.Interface) error {
+	err := e.Batch(func(c cluster.Interface) error {
 		var err error
 		changed, err = e.readyPods(c)
 		return err
 	})
 	if err != nil {
-		e.tb.Fatal(err)
+		e.TB.Fatal(err)
 	}
 	return changed
 }
 
 func (e *env) readyPods(c cluster.Interface) (bool, error) {
-	l, err := c.List(e.ctx, kobj.PodGVK)
+	l, err := c.List(e.Ctx, kobj.PodGVK)
 	if err != nil {
 		return false, err
 	}
@@ -70,10 +58,10 @@ func (e *env) readyPods(c cluster.Interface) (bool, error) {
 		next["status"] = map[string]any{
 			"phase": "Running",
 			"conditions": []any{map[string]any{
-				"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(e.clk.t),
+				"type": "Ready", "status": "True", "lastTransitionTime": kobj.FormatTime(e.Now()),
 			}},
 		}
-		if _, err := c.UpdateStatus(e.ctx, next); err != nil {
+		if _, err := c.UpdateStatus(e.Ctx, next); err != nil {
 			return false, err
 		}
 		changed = true
@@ -86,18 +74,15 @@ var controllers = []controller.Controller{deployment.Controller{}, replicaset.Co
 // settle runs the controllers and the fake kubelet until nothing changes,
 // stepping the clock by one second a round; it returns the last result.
 func (e *env) settle() controller.Result {
-	e.tb.Helper()
+	e.TB.Helper()
 	for i := 0; i < 200; i++ {
 		var res controller.Result
 		for _, c := range controllers {
 			// One transaction per Sync, as the runner of package sim does.
-			err := e.s.Batch(e.ctx, func(cl cluster.Interface) error {
-				r, err := c.Sync(e.ctx, cl, e.clk.t)
-				res = res.Merge(r)
-				return err
-			})
+			r, err := e.SyncErr(c)
+			res = res.Merge(r)
 			if err != nil {
-				e.tb.Fatalf("%s: %v", c.Name(), err)
+				e.TB.Fatalf("%s: %v", c.Name(), err)
 			}
 		}
 		if e.makePodsReady() {
@@ -106,23 +91,23 @@ func (e *env) settle() controller.Result {
 		if !res.Changed {
 			return res
 		}
-		e.clk.t = e.clk.t.Add(time.Second)
+		e.Advance(time.Second)
 	}
-	e.tb.Fatal("controllers did not settle in 200 rounds")
+	e.TB.Fatal("controllers did not settle in 200 rounds")
 	return controller.Result{}
 }
 
 // settleUntil also steps the clock to each RequeueAt until none is due
 // before limit.
 func (e *env) settleUntil(limit time.Time) {
-	e.tb.Helper()
+	e.TB.Helper()
 	for {
 		r := e.settle()
 		if r.RequeueAt.IsZero() || r.RequeueAt.After(limit) {
 			return
 		}
-		if r.RequeueAt.After(e.clk.t) {
-			e.clk.t = r.RequeueAt
+		if r.RequeueAt.After(e.Now()) {
+			e.Clock.Set(r.RequeueAt)
 		}
 	}
 }
@@ -146,31 +131,19 @@ func deploymentObj(name string, replicas int64, image string) map[string]any {
 }
 
 func (e *env) create(obj map[string]any) map[string]any {
-	e.tb.Helper()
-	got, err := e.s.Create(e.ctx, obj)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return got
+	e.TB.Helper()
+	return e.Create(obj)
 }
 
 func (e *env) getDeploy(name string) map[string]any {
-	e.tb.Helper()
-	d, err := e.s.Get(e.ctx, kobj.DeploymentGVK, "default", name)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return d
+	e.TB.Helper()
+	return e.Get(kobj.DeploymentGVK, "default", name)
 }
 
 // modify changes a Deployment with fn and updates it.
 func (e *env) modify(name string, fn func(d map[string]any)) {
-	e.tb.Helper()
-	d := e.getDeploy(name)
-	fn(d)
-	if _, err := e.s.Update(e.ctx, d); err != nil {
-		e.tb.Fatal(err)
-	}
+	e.TB.Helper()
+	e.Modify(kobj.DeploymentGVK, "default", name, fn)
 }
 
 func setImage(image string) func(map[string]any) {
@@ -186,12 +159,8 @@ func setSpec(field string, v any) func(map[string]any) {
 
 // replicaSets returns the ReplicaSets of the namespace, oldest first.
 func (e *env) replicaSets() []map[string]any {
-	e.tb.Helper()
-	l, err := e.s.List(e.ctx, kobj.ReplicaSetGVK, cluster.InNamespace("default"))
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	rss := l.Items
+	e.TB.Helper()
+	rss := e.List(kobj.ReplicaSetGVK, "default")
 	sort.SliceStable(rss, func(i, j int) bool {
 		a, b := kobj.Str(rss[i], "metadata", "creationTimestamp"), kobj.Str(rss[j], "metadata", "creationTimestamp")
 		if a != b {
@@ -204,29 +173,20 @@ func (e *env) replicaSets() []map[string]any {
 	return rss
 }
 
-func (e *env) pods() []map[string]any {
-	l, err := e.s.List(e.ctx, kobj.PodGVK, cluster.InNamespace("default"))
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return l.Items
-}
+func (e *env) pods() []map[string]any { return e.List(kobj.PodGVK, "default") }
 
 // events returns the messages of the Events with reason, in the order
 // they were first recorded.
 func (e *env) events(reason string) []string {
-	e.tb.Helper()
-	l, err := e.s.List(e.ctx, kobj.EventGVK, cluster.InNamespace("default"))
-	if err != nil {
-		e.tb.Fatal(err)
-	}
+	e.TB.Helper()
+	l := e.List(kobj.EventGVK, "default")
 	type ev struct {
 		first string
 		name  string
 		msg   string
 	}
 	var evs []ev
-	for _, x := range l.Items {
+	for _, x := range l {
 		if reason == "" || x["reason"] == reason {
 			evs = append(evs, ev{kobj.Str(x, "firstTimestamp"), kobj.Name(x), kobj.Str(x, "message")})
 		}

@@ -122,7 +122,7 @@ func TestProgressDeadline(t *testing.T) {
 		return img != "nginx:bad" || !broken
 	}
 	e.modify("web", setImage("nginx:bad"))
-	start := e.clk.t
+	start := e.Now()
 	e.settleUntil(start.Add(10 * time.Minute))
 	c := cond(e.getDeploy("web"), "Progressing")
 	if c == nil || c["reason"] != "ProgressDeadlineExceeded" || c["status"] != "False" {
@@ -198,11 +198,11 @@ func TestRollback(t *testing.T) {
 	e.settle()
 	e.modify("nginx-deployment", setImage("nginx:1.161"))
 	e.settle()
-	err := deployment.Rollback(e.ctx, e.s, "default", "nginx-deployment", 9, e.clk.t)
+	err := deployment.Rollback(e.Ctx, e.Store, "default", "nginx-deployment", 9, e.Now())
 	if err == nil || err.Error() != "unable to find specified revision 9 in history" {
 		t.Errorf("revision 9: %v", err)
 	}
-	if err := deployment.Rollback(e.ctx, e.s, "default", "nginx-deployment", 2, e.clk.t); err != nil {
+	if err := deployment.Rollback(e.Ctx, e.Store, "default", "nginx-deployment", 2, e.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
@@ -228,11 +228,11 @@ func TestRollback(t *testing.T) {
 		t.Errorf("rollback events %v", got)
 	}
 	var skipped *deployment.SkippedError
-	if err := deployment.Rollback(e.ctx, e.s, "default", "nginx-deployment", 4, e.clk.t); !errors.As(err, &skipped) {
+	if err := deployment.Rollback(e.Ctx, e.Store, "default", "nginx-deployment", 4, e.Now()); !errors.As(err, &skipped) {
 		t.Errorf("rollback to the current revision: %v", err)
 	}
 	// Undo (revision 0) goes to the previous revision: 3.
-	if err := deployment.Rollback(e.ctx, e.s, "default", "nginx-deployment", 0, e.clk.t); err != nil {
+	if err := deployment.Rollback(e.Ctx, e.Store, "default", "nginx-deployment", 0, e.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
@@ -241,7 +241,7 @@ func TestRollback(t *testing.T) {
 		t.Errorf("image after undo %v", img)
 	}
 	e.modify("nginx-deployment", setSpec("paused", true))
-	if err := deployment.Rollback(e.ctx, e.s, "default", "nginx-deployment", 0, e.clk.t); err == nil || !strings.Contains(err.Error(), "you cannot rollback a paused deployment") {
+	if err := deployment.Rollback(e.Ctx, e.Store, "default", "nginx-deployment", 0, e.Now()); err == nil || !strings.Contains(err.Error(), "you cannot rollback a paused deployment") {
 		t.Errorf("paused rollback: %v", err)
 	}
 }
