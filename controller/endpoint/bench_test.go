@@ -23,14 +23,14 @@ func BenchmarkManyPorts(b *testing.B) {
 		"spec": map[string]any{"ports": ports, "selector": map[string]any{"app": "web"}}})
 	b.Run("endpoints", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := (endpoint.Controller{}).Sync(e.ctx, e.s, e.clk.Now()); err != nil {
+			if _, err := (endpoint.Controller{}).Sync(e.Ctx, e.Store, e.Now()); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("slices", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := (endpointslice.Controller{}).Sync(e.ctx, e.s, e.clk.Now()); err != nil {
+			if _, err := (endpointslice.Controller{}).Sync(e.Ctx, e.Store, e.Now()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,16 +1,14 @@
 package endpoint_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller/endpoint"
 	"github.com/konverge/konverge/controller/endpointslice"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -22,23 +20,15 @@ var (
 )
 
 type env struct {
-	t   testing.TB
-	ctx context.Context
-	clk *clock.Clock
-	s   *local.Store
-	// w is where pods are written: the store, or a transaction of it.
+	*ctrltest.Env
+	t testing.TB
+	// w, when set, is where pods are written: a transaction of the store.
 	w cluster.Interface
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	clk := clock.New(clock.Manual, clock.Epoch)
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e := &env{t: t, ctx: context.Background(), clk: clk, s: s, w: s}
+	e := &env{Env: ctrltest.New(t), t: t}
 	e.create(map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "node-1",
 		"labels": map[string]any{"topology.kubernetes.io/zone": "zone-a"}}})
 	return e
@@ -46,7 +36,10 @@ func newEnv(t testing.TB) *env {
 
 func (e *env) create(obj map[string]any) map[string]any {
 	e.t.Helper()
-	out, err := e.w.Create(e.ctx, obj)
+	if e.w == nil {
+		return e.Create(obj)
+	}
+	out, err := e.w.Create(e.Ctx, obj)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -68,13 +61,31 @@ func (e *env) pod(name, ip string, ready bool, phase string, finalizers ...any) 
 		status = "True"
 	}
 	st := map[string]any{"phase": phase, "conditions": []any{map[string]any{"type": "Ready", "status": status,
-		"lastTransitionTime": e.clk.Now().UTC().Format(time.RFC3339)}}}
+		"lastTransitionTime": e.Now().UTC().Format(time.RFC3339)}}}
 	if ip != "" {
 		st["podIP"] = ip
 		st["podIPs"] = []any{map[string]any{"ip": ip}}
 	}
 	p["status"] = st
-	if _, err := e.w.UpdateStatus(e.ctx, p); err != nil {
+	if e.w == nil {
+		e.UpdateStatus(p)
+	} else if _, err := e.w.UpdateStatus(e.Ctx, p); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// pods creates n ready pods p0000, p0001, ... in one transaction.
+func (e *env) pods(n int) {
+	e.t.Helper()
+	err := e.Batch(func(c cluster.Interface) error {
+		e.w = c
+		for i := 0; i < n; i++ {
+			e.pod(fmt.Sprintf("p%04d", i), fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), true, "Running")
+		}
+		return nil
+	})
+	e.w = nil
+	if err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -82,12 +93,8 @@ func (e *env) pod(name, ip string, ready bool, phase string, finalizers ...any) 
 func (e *env) sync() {
 	e.t.Helper()
 	for i := 0; i < 3; i++ {
-		if _, err := (endpoint.Controller{}).Sync(e.ctx, e.s, e.clk.Now()); err != nil {
-			e.t.Fatal(err)
-		}
-		if _, err := (endpointslice.Controller{}).Sync(e.ctx, e.s, e.clk.Now()); err != nil {
-			e.t.Fatal(err)
-		}
+		e.Sync(endpoint.Controller{})
+		e.Sync(endpointslice.Controller{})
 	}
 }
 
@@ -105,7 +112,7 @@ func (e *env) service(name string, publishNotReady bool, selector map[string]any
 
 func (e *env) slices(svc string) []map[string]any {
 	e.t.Helper()
-	l, err := e.s.List(e.ctx, sliceGVK, cluster.InNamespace("default"), cluster.MatchingLabels("kubernetes.io/service-name="+svc))
+	l, err := e.Store.List(e.Ctx, sliceGVK, cluster.InNamespace("default"), cluster.MatchingLabels("kubernetes.io/service-name="+svc))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -125,14 +132,14 @@ func TestReadinessAndTermination(t *testing.T) {
 	e.pod("c", "10.0.0.3", true, "Running", "example.com/hold")
 	e.pod("d", "10.0.0.4", false, "Succeeded")
 	e.pod("e", "", false, "Pending")
-	if err := e.s.Delete(e.ctx, podGVK, "default", "c"); err != nil {
+	if err := e.Store.Delete(e.Ctx, podGVK, "default", "c"); err != nil {
 		t.Fatal(err)
 	}
 	e.service("web", false, map[string]any{"app": "web"})
 	e.service("pub", true, map[string]any{"app": "web"})
 	e.sync()
 
-	ep, err := e.s.Get(e.ctx, epGVK, "default", "web")
+	ep, err := e.Store.Get(e.Ctx, epGVK, "default", "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +153,7 @@ func TestReadinessAndTermination(t *testing.T) {
 	if l := str(ep["metadata"].(map[string]any)["labels"]); l != "map[endpoints.kubernetes.io/managed-by:endpoint-controller]" {
 		t.Errorf("labels: %s", l)
 	}
-	pub, err := e.s.Get(e.ctx, epGVK, "default", "pub")
+	pub, err := e.Store.Get(e.Ctx, epGVK, "default", "pub")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +186,7 @@ func TestReadinessAndTermination(t *testing.T) {
 }
 
 func uidOf(e *env, pod string) string {
-	p, err := e.s.Get(e.ctx, podGVK, "default", pod)
+	p, err := e.Store.Get(e.Ctx, podGVK, "default", pod)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -190,21 +197,10 @@ func uidOf(e *env, pod string) string {
 // beyond 1000 addresses the Endpoints object is truncated and says so.
 func TestCapacity(t *testing.T) {
 	e := newEnv(t)
-	tx, err := e.s.Begin(e.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.w = tx.Cluster()
-	for i := 0; i < 1001; i++ {
-		e.pod(fmt.Sprintf("p%04d", i), fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), true, "Running")
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	e.w = e.s
+	e.pods(1001)
 	e.service("web", false, map[string]any{"app": "web"})
 	e.sync()
-	ep, err := e.s.Get(e.ctx, epGVK, "default", "web")
+	ep, err := e.Store.Get(e.Ctx, epGVK, "default", "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +234,7 @@ func TestOwnership(t *testing.T) {
 		"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "192.0.2.1"}}}}})
 	e.service("web", false, map[string]any{"app": "web"})
 	e.sync()
-	m, err := e.s.Get(e.ctx, epGVK, "default", "manual")
+	m, err := e.Store.Get(e.Ctx, epGVK, "default", "manual")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,11 +244,11 @@ func TestOwnership(t *testing.T) {
 	if len(e.slices("manual")) != 0 {
 		t.Errorf("a selector-less Service got slices")
 	}
-	if err := e.s.Delete(e.ctx, svcGVK, "default", "web"); err != nil {
+	if err := e.Store.Delete(e.Ctx, svcGVK, "default", "web"); err != nil {
 		t.Fatal(err)
 	}
 	e.sync()
-	if _, err := e.s.Get(e.ctx, epGVK, "default", "web"); !cluster.IsNotFound(err) {
+	if _, err := e.Store.Get(e.Ctx, epGVK, "default", "web"); !cluster.IsNotFound(err) {
 		t.Errorf("the Endpoints of a deleted Service stay: %v", err)
 	}
 }
@@ -262,15 +258,13 @@ func TestOwnership(t *testing.T) {
 // so that the controllers settle.
 func TestOverCapacitySettles(t *testing.T) {
 	e := newEnv(t)
-	e.clk.Set(e.clk.Now().Add(time.Minute))
-	for i := 0; i < endpoint.MaxCapacity+20; i++ {
-		e.pod(fmt.Sprintf("p%04d", i), fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), true, "Running")
-	}
+	e.Advance(time.Minute)
+	e.pods(endpoint.MaxCapacity + 20)
 	e.create(map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
 		"spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}, "selector": map[string]any{"app": "web"}}})
 	ctl := endpoint.New()
 	for i, want := range []bool{true, false, false} {
-		res, err := ctl.Sync(e.ctx, e.s, e.clk.Now())
+		res, err := ctl.Sync(e.Ctx, e.Store, e.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +272,7 @@ func TestOverCapacitySettles(t *testing.T) {
 			t.Fatalf("sync %d: changed %v, want %v", i, res.Changed, want)
 		}
 	}
-	ep, err := e.s.Get(e.ctx, epGVK, "default", "web")
+	ep, err := e.Store.Get(e.Ctx, epGVK, "default", "web")
 	if err != nil {
 		t.Fatal(err)
 	}
