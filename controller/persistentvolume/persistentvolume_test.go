@@ -1,7 +1,6 @@
 package persistentvolume_test
 
 import (
-	"context"
 	"sort"
 	"strings"
 	"testing"
@@ -9,8 +8,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/konverge/konverge/clock"
-	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/persistentvolume"
 	"github.com/konverge/konverge/controller/volumeprotection"
 	"github.com/konverge/konverge/schema"
@@ -23,21 +22,11 @@ var (
 )
 
 type env struct {
-	t   *testing.T
-	ctx context.Context
-	clk *clock.Clock
-	s   *local.Store
+	*ctrltest.Env
+	t *testing.T
 }
 
-func newEnv(t *testing.T) *env {
-	clk := clock.New(clock.Manual, clock.Epoch)
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return &env{t: t, ctx: context.Background(), clk: clk, s: s}
-}
+func newEnv(t *testing.T) *env { return &env{Env: ctrltest.New(t), t: t} }
 
 // create creates the YAML documents in order.
 func (e *env) create(docs string) {
@@ -47,9 +36,7 @@ func (e *env) create(docs string) {
 		if err := yaml.Unmarshal([]byte(d), &obj); err != nil {
 			e.t.Fatal(err)
 		}
-		if _, err := e.s.Create(e.ctx, obj); err != nil {
-			e.t.Fatalf("create %v: %v", obj["metadata"], err)
-		}
+		e.Create(obj)
 	}
 }
 
@@ -57,29 +44,12 @@ func (e *env) create(docs string) {
 // writes.
 func (e *env) settle() {
 	e.t.Helper()
-	for i := 0; i < 50; i++ {
-		r1, err := persistentvolume.Controller{}.Sync(e.ctx, e.s, e.clk.Now())
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		r2, err := volumeprotection.Controller{}.Sync(e.ctx, e.s, e.clk.Now())
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if !r1.Changed && !r2.Changed {
-			return
-		}
-	}
-	e.t.Fatal("the binder does not settle")
+	e.Settle([]controller.Controller{persistentvolume.Controller{}, volumeprotection.Controller{}})
 }
 
 func (e *env) get(gvk schema.GVK, ns, name string) map[string]any {
 	e.t.Helper()
-	o, err := e.s.Get(e.ctx, gvk, ns, name)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return o
+	return e.Get(gvk, ns, name)
 }
 
 func str(o map[string]any, path ...string) string {
@@ -95,12 +65,8 @@ func str(o map[string]any, path ...string) string {
 // events lists "Type Reason kind/name: message xCount" of the binder.
 func (e *env) events() []string {
 	e.t.Helper()
-	l, err := e.s.List(e.ctx, eventGVK)
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	var out []string
-	for _, ev := range l.Items {
+	for _, ev := range e.List(eventGVK, "") {
 		if str(ev, "source", "component") != persistentvolume.Component {
 			continue
 		}
@@ -186,13 +152,13 @@ spec:
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// A resync period later the Event comes again.
-	e.clk.Set(e.clk.Now().Add(persistentvolume.ResyncPeriod))
+	e.Clock.Set(e.Clock.Now().Add(persistentvolume.ResyncPeriod))
 	e.settle()
 	if got := e.events(); !strings.HasSuffix(got[0], " x2") {
 		t.Fatalf("no second FailedBinding after a resync: %v", got)
 	}
 
-	if err := e.s.Delete(e.ctx, pvcGVK, "t", "c1"); err != nil {
+	if err := e.Store.Delete(e.Ctx, pvcGVK, "t", "c1"); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
@@ -332,7 +298,7 @@ spec:
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// Retain: the volume is Released and stays.
-	if err := e.s.Delete(e.ctx, pvcGVK, "t", "byref"); err != nil {
+	if err := e.Store.Delete(e.Ctx, pvcGVK, "t", "byref"); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
@@ -396,7 +362,7 @@ spec:
 	if ph := str(e.get(pvcGVK, "t", "late"), "status", "phase"); ph != "Pending" {
 		t.Errorf("late: %s, want Pending", ph)
 	}
-	e.clk.Set(e.clk.Now().Add(time.Minute))
+	e.Clock.Set(e.Clock.Now().Add(time.Minute))
 	e.settle()
 	if ph := str(e.get(pvcGVK, "t", "late"), "status", "phase"); ph != "Pending" {
 		t.Errorf("late after a minute: %s, want Pending", ph)
@@ -420,7 +386,7 @@ metadata: {name: lonely, namespace: t}
 spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 1Gi}}`)
-	start := e.clk.Now()
+	start := e.Clock.Now()
 	count := func() string {
 		got := e.events()
 		if len(got) != 1 {
@@ -433,14 +399,14 @@ spec:
 		10*time.Minute + 15*time.Second: "42", 15 * time.Minute: "42", 15*time.Minute + 15*time.Second: "62",
 	}
 	for at := time.Duration(0); at <= 16*time.Minute; at += persistentvolume.ResyncPeriod {
-		e.clk.Set(start.Add(at))
+		e.Clock.Set(start.Add(at))
 		e.settle()
 		if w, ok := want[at]; ok && count() != w {
 			t.Fatalf("after %s: x%s, want x%s", at, count(), w)
 		}
 	}
 	// A long advance at once writes the occurrences of the whole time.
-	e.clk.Set(start.Add(5 * time.Hour))
+	e.Clock.Set(start.Add(5 * time.Hour))
 	e.settle()
 	if got := count(); got != "1201" {
 		t.Fatalf("after 5h: x%s, want x1201", got)
