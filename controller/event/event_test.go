@@ -10,25 +10,18 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller/event"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/schema"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) Now() time.Time { return c.t }
-
 func TestRecordAggregates(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := ctrltest.Open(t, clk)
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "web", "namespace": "default", "uid": "u1"}}
-	t0 := clk.t
+	t0 := clk.T
 	if err := event.Record(ctx, s, t0, obj, event.Normal, "ScalingReplicaSet", "Scaled up", "deployment-controller"); err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +49,8 @@ func TestRecordAggregates(t *testing.T) {
 func TestTTL(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: t0}
+	s := ctrltest.Open(t, clk)
 	obj := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default", "uid": "u1"}}
 	for _, msg := range []string{"old", "renewed"} {
 		if err := event.Record(ctx, s, t0, obj, event.Normal, "R", msg, "c"); err != nil {
@@ -122,15 +111,11 @@ func (x *indexed) EventNames(ctx context.Context, fn func(namespace, name string
 func TestTTLReadsOnlyWhatMayHaveExpired(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: t0}
+	s := ctrltest.Open(t, clk)
 	var tc event.TTLController
 	step := func(now time.Time, f func(c *indexed)) int {
-		clk.t = now
+		clk.T = now
 		var gets int
 		err := s.Batch(ctx, func(c cluster.Interface) error {
 			x := &indexed{Interface: c}
@@ -220,12 +205,8 @@ func (l *listCounter) List(ctx context.Context, gvk schema.GVK, opts ...cluster.
 func TestTTLKeepsItsTimeWithTheCluster(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: t0}
+	s := ctrltest.Open(t, clk)
 	c := &listCounter{Store: s}
 	obj := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default", "uid": "u1"}}
 	if err := event.Record(ctx, s, t0, obj, event.Normal, "R", "m", "c"); err != nil {
@@ -289,17 +270,13 @@ func TestSpamFilter(t *testing.T) {
 // aggregator does; names sort in the order the events happened.
 func TestRecordCombinesSimilar(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := ctrltest.Open(t, clk)
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet",
 		"metadata": map[string]any{"name": "web", "namespace": "default", "uid": "u1"}}
 	for i := 0; i < 12; i++ {
 		msg := fmt.Sprintf("Create Pod web-%d in StatefulSet web successful", i)
-		if err := event.Record(ctx, s, clk.t, obj, event.Normal, "SuccessfulCreate", msg, "statefulset-controller"); err != nil {
+		if err := event.Record(ctx, s, clk.T, obj, event.Normal, "SuccessfulCreate", msg, "statefulset-controller"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,11 +297,11 @@ func TestRecordCombinesSimilar(t *testing.T) {
 		t.Errorf("events in name order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// Eleven minutes later the streak is over: a new message stands alone.
-	clk.t = clk.t.Add(11 * time.Minute)
-	if err := event.Record(ctx, s, clk.t, obj, event.Normal, "SuccessfulCreate", "Create Pod web-12 in StatefulSet web successful", "statefulset-controller"); err != nil {
+	clk.T = clk.T.Add(11 * time.Minute)
+	if err := event.Record(ctx, s, clk.T, obj, event.Normal, "SuccessfulCreate", "Create Pod web-12 in StatefulSet web successful", "statefulset-controller"); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := s.Get(ctx, kobj.EventGVK, "default", event.Name(obj, clk.t))
+	ev, err := s.Get(ctx, kobj.EventGVK, "default", event.Name(obj, clk.T))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,11 +315,7 @@ func TestRecordCombinesSimilar(t *testing.T) {
 func TestWaiting(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st, err := local.Open(t.TempDir(), local.Options{Clock: &clock{t: now}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := ctrltest.Open(t, &ctrltest.Clock{T: now})
 	set := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet",
 		"metadata": map[string]any{"name": "db", "namespace": "default", "uid": "u1",
 			"managedFields": []any{map[string]any{"manager": "kubectl", "operation": "Update", "time": "2026-01-01T00:00:00Z"}}}}
@@ -385,12 +358,8 @@ func TestWaiting(t *testing.T) {
 func TestWaitingEndsWithTheUsersWrite(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: t0}
+	s := ctrltest.Open(t, clk)
 	obj, err := s.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "db", "namespace": "default"}, "data": map[string]any{"k": "v"}})
 	if err != nil {
@@ -416,7 +385,7 @@ func TestWaitingEndsWithTheUsersWrite(t *testing.T) {
 			t.Fatalf("nobody wrote the object: waiting %v, %v; want waiting", waiting, err)
 		}
 	}
-	clk.t = t0.Add(time.Minute)
+	clk.T = t0.Add(time.Minute)
 	obj["data"] = map[string]any{"k": "fixed"}
 	fixed, err := s.Update(ctx, obj)
 	if err != nil {

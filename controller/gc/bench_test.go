@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller/gc"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/internal/kobj"
 )
 
@@ -21,12 +21,8 @@ type plain struct{ cluster.Interface }
 // (index) and by listing every kind (lists).
 func BenchmarkFullSync(b *testing.B) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := local.Open(b.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := ctrltest.Open(b, clk)
 	owner, err := s.Create(ctx, configMap("default", "owner"))
 	if err != nil {
 		b.Fatal(err)
@@ -49,7 +45,7 @@ func BenchmarkFullSync(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if r, err := (gc.Controller{}).Sync(ctx, c.c, clk.t); err != nil || r.Changed {
+				if r, err := (gc.Controller{}).Sync(ctx, c.c, clk.T); err != nil || r.Changed {
 					b.Fatalf("changed %v, %v", r.Changed, err)
 				}
 			}

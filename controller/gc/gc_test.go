@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/gc"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/schema"
 )
-
-type clock struct{ t time.Time }
-
-func (c *clock) Now() time.Time { return c.t }
 
 func pod(name string, refs ...any) map[string]any {
 	md := map[string]any{"name": name, "namespace": "default"}
@@ -37,12 +33,8 @@ func ref(kind, name, uid string) map[string]any {
 
 func TestOrphansCollected(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	clk := &ctrltest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := ctrltest.Open(t, clk)
 	rs, err := s.Create(ctx, map[string]any{
 		"apiVersion": "apps/v1", "kind": "ReplicaSet",
 		"metadata": map[string]any{"name": "live", "namespace": "default"},
@@ -68,7 +60,7 @@ func TestOrphansCollected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := gc.Controller{}.Sync(ctx, s, clk.t)
+	r, err := gc.Controller{}.Sync(ctx, s, clk.T)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +79,7 @@ func TestOrphansCollected(t *testing.T) {
 	if refs := kobj.Slice(half, "metadata", "ownerReferences"); len(refs) != 1 {
 		t.Errorf("half pod keeps %d ownerReferences, want 1", len(refs))
 	}
-	if r, err := (gc.Controller{}).Sync(ctx, s, clk.t); err != nil || r.Changed {
+	if r, err := (gc.Controller{}).Sync(ctx, s, clk.T); err != nil || r.Changed {
 		t.Errorf("second sync: changed=%v err=%v", r.Changed, err)
 	}
 }
@@ -129,12 +121,8 @@ func TestEveryKind(t *testing.T) {
 	for _, withIndex := range []bool{true, false} {
 		t.Run(map[bool]string{true: "index", false: "lists"}[withIndex], func(t *testing.T) {
 			ctx := context.Background()
-			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			clk := &ctrltest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			s := ctrltest.Open(t, clk)
 			if _, err := s.Create(ctx, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "other"}}); err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +167,7 @@ func TestEveryKind(t *testing.T) {
 				c = indexed{lc}
 			}
 			for round := 0; round < 2; round++ {
-				r, err := gc.Controller{}.Sync(ctx, c, clk.t)
+				r, err := gc.Controller{}.Sync(ctx, c, clk.T)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
 	"github.com/konverge/konverge/controller/volumeprotection"
 	"github.com/konverge/konverge/schema"
 )
@@ -22,11 +22,7 @@ var (
 func TestClaimInUseStays(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.New(clock.Manual, clock.Epoch)
-	s, err := local.Open(t.TempDir(), local.Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := ctrltest.Open(t, clk)
 	pvc := map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
 		"metadata": map[string]any{"name": "data", "namespace": "default"},
 		"spec": map[string]any{"accessModes": []any{"ReadWriteOnce"},

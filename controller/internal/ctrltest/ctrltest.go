@@ -49,6 +49,26 @@ func New(tb testing.TB) *Env {
 	return &Env{TB: tb, Ctx: context.Background(), Clock: clk, Store: s, seen: map[controller.Controller]int{}}
 }
 
+// Clock is a clock a test sets by hand, to any time (a clock.Clock only
+// moves forward).
+type Clock struct{ T time.Time }
+
+// Now returns T.
+func (c *Clock) Now() time.Time { return c.T }
+
+// Open opens an empty store on clk in a temporary directory, closed when
+// the test ends: for tests that drive a store and a clock of their own
+// rather than an Env.
+func Open(tb testing.TB, clk local.Clock) *local.Store {
+	tb.Helper()
+	s, err := local.Open(tb.TempDir(), local.Options{Clock: clk})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
 // Now is the cluster time.
 func (e *Env) Now() time.Time { return e.Clock.Now() }
 
