@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,7 @@ type DeleteOptions struct {
 	Now            bool
 	Force          bool
 	Wait           bool
+	Timeout        time.Duration
 
 	ignoreNotFoundSet bool
 }
@@ -41,7 +43,14 @@ func NewDeleteCmd(o *DeleteOptions) *cobra.Command {
 		Short: "Delete objects named on the command line, in files or by label",
 		Long: `Delete objects: those of manifest files (-f, JSON or YAML), those named as
 TYPE NAME or TYPE/NAME, or those of a type that match a label selector
-(-l) or all of them (--all). One way at a time.`,
+(-l) or all of them (--all). One way at a time. TYPE "all" is kubectl's
+category of the same name (pods, services, workloads, autoscalers, jobs).
+
+As kubectl, the command then waits until the objects are gone (finalizers,
+a namespace's content, dependents deleted in the foreground), --timeout at
+most for each (zero: a week), or not with --wait=false. On the embedded
+cluster the wait fast-forwards the virtual clock, and stops after 24h of
+cluster time in which nothing changes.`,
 		Example: `  # Delete the objects of a directory
   konverge delete -f ./manifests/
 
@@ -69,7 +78,8 @@ TYPE NAME or TYPE/NAME, or those of a type that match a label selector
 	f.IntVar(&o.GracePeriod, "grace-period", -1, "Seconds the objects get to shut down (negative: their own default; 1: at once; 0 only with --force).")
 	f.BoolVar(&o.Now, "now", false, "Shut the objects down at once, as --grace-period=1.")
 	f.BoolVar(&o.Force, "force", false, "Delete at once, skipping graceful termination; pods may go on running on their node, so this asks for confirmation.")
-	f.BoolVar(&o.Wait, "wait", true, "If true, wait for resources to be gone before returning. Accepted for compatibility: the embedded cluster deletes synchronously.")
+	f.BoolVar(&o.Wait, "wait", true, "If true, wait for resources to be gone before returning. This waits for finalizers.")
+	f.DurationVar(&o.Timeout, "timeout", 0, "The length of time to wait before giving up on a delete (cluster time on the embedded cluster); zero means a week, which the embedded cluster cuts short after 24h of cluster time without a change.")
 	return cmd
 }
 
@@ -81,6 +91,8 @@ type target struct {
 	// source is the file the object was read from, for kubectl's
 	// `error when deleting "file"`; "" for objects named on the command line.
 	source string
+	// uid is the deleted object's, for the wait until it is gone.
+	uid string
 }
 
 // Run deletes what the arguments name and prints a line per object.
@@ -166,29 +178,23 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		ignoreNotFound = true
 	}
 	warnClusterScope := o.g.NamespaceSet && !o.AllNamespaces
-	// Objects in a namespace that this command deletes before them: the
-	// embedded cluster deletes a namespace's content with it, where a
-	// real one's namespace controller takes it away after kubectl has
-	// deleted those objects itself; they were there, so they are reported
-	// deleted as kubectl reports them.
+	// Objects that this command deletes after their namespace or owner:
+	// the embedded cluster deletes a namespace's content, and the
+	// dependents of an owner deleted in the background, with it, where a
+	// real one's controllers take them away after kubectl has deleted
+	// them itself; they were there, so they are reported deleted as
+	// kubectl reports them.
 	existed := map[string]bool{}
 	tkey := func(t target) string { return t.res.GVK.String() + "/" + t.namespace + "/" + t.name }
-	if dry == apply.DryRunNone && sess.Store != nil {
-		nsTargets := map[string]bool{}
-		for _, t := range targets {
-			if t.res.GVK.Group == "" && t.res.GVK.Kind == "Namespace" {
-				nsTargets[t.name] = true
-			}
-		}
-		for _, t := range targets {
-			if t.res.Namespaced && nsTargets[t.namespace] {
-				if _, err := sess.Cluster.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
-					existed[tkey(t)] = true
-				}
+	if dry == apply.DryRunNone && sess.Store != nil && len(targets) > 1 {
+		for _, t := range targets[1:] {
+			if _, err := sess.Cluster.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
+				existed[tkey(t)] = true
 			}
 		}
 	}
-	deletedNamespaces := map[string]bool{}
+	var deleted []target
+	waiting := o.Wait && dry == apply.DryRunNone
 	found := 0
 	run := func(c cluster.Interface) error {
 		for _, t := range targets {
@@ -197,12 +203,20 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 				warnClusterScope = false
 			}
 			if dry != apply.DryRunClient {
+				if waiting {
+					// The uid of what is deleted: a new object of the
+					// same name (the control plane's kube-root-ca.crt)
+					// is not waited for, as kubectl's uid map does.
+					if obj, err := c.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
+						t.uid = objref.UID(obj)
+					}
+				}
 				err := c.Delete(ctx, t.res.GVK, t.namespace, t.name, opts...)
-				if err != nil && cluster.IsNotFound(err) && existed[tkey(t)] && deletedNamespaces[t.namespace] {
+				if err != nil && cluster.IsNotFound(err) && existed[tkey(t)] && len(deleted) > 0 {
 					err = nil
 				}
-				if err == nil && t.res.GVK.Group == "" && t.res.GVK.Kind == "Namespace" {
-					deletedNamespaces[t.name] = true
+				if err == nil {
+					deleted = append(deleted, t)
 				}
 				if err != nil {
 					if ignoreNotFound && cluster.IsNotFound(err) {
@@ -238,6 +252,15 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	} else {
 		_ = run(sess.Cluster)
 	}
+	if len(errs) == 0 && found > 0 && waiting {
+		// As kubectl: once every object is deleted, wait until each is
+		// gone (finalizers, a namespace's content, dependents deleted in
+		// the foreground, a pod's termination); the first that is not
+		// gone in time ends the command.
+		if err := o.waitGone(ctx, sess, deleted); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := sess.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}
@@ -251,6 +274,51 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	}
 	if found == 0 && !o.FilenameFlags.given() {
 		fmt.Fprintln(out, "No resources found")
+	}
+	return nil
+}
+
+// waitGone waits until every deleted object is gone: not found, or found
+// with another uid (a new object of the same name). --timeout applies to
+// each object; zero means a week, negative checks once. On the embedded
+// cluster the wait fast-forwards the virtual clock (sessionDriver).
+func (o *DeleteOptions) waitGone(ctx context.Context, sess *Session, deleted []target) error {
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 168 * time.Hour
+	}
+	for _, t := range deleted {
+		if t.uid == "" {
+			// Gone before its own deletion (with its namespace or owner).
+			continue
+		}
+		uid := t.uid
+		gone := func() (bool, error) {
+			obj, err := sess.Cluster.Get(ctx, t.res.GVK, t.namespace, t.name)
+			if cluster.IsNotFound(err) {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
+			return objref.UID(obj) != uid, nil
+		}
+		var werr error
+		if timeout < 0 {
+			ok, err := gone()
+			if err == nil && !ok {
+				err = errWaitTimeout
+			}
+			werr = err
+		} else {
+			werr = waitFor(ctx, sess, timeout, gone, fmt.Sprintf("waiting on %s/%s", t.res.Plural, t.name))
+		}
+		if errors.Is(werr, errWaitTimeout) {
+			werr = fmt.Errorf("%w on %s/%s", werr, t.res.Plural, t.name)
+		}
+		if werr != nil {
+			return werr
+		}
 	}
 	return nil
 }
@@ -372,9 +440,23 @@ func (o *DeleteOptions) argTargets(ctx context.Context, c cluster.Interface, arg
 		}
 		return out, nil
 	}
+	names := args[1:]
+	if args[0] == "all" && len(names) > 0 {
+		return nil, errors.New("you must specify only one resource")
+	}
 	var kinds []cluster.Resource
 	for _, k := range strings.Split(args[0], ",") {
 		if k == "" {
+			continue
+		}
+		if k == "all" && len(names) == 0 {
+			// kubectl's "all" category: the kinds of get all, those the
+			// cluster serves (with names, "all" is no kind).
+			for _, a := range allKinds {
+				if res, err := m.Find(a); err == nil {
+					kinds = append(kinds, res)
+				}
+			}
 			continue
 		}
 		res, err := m.Find(k)
@@ -383,7 +465,6 @@ func (o *DeleteOptions) argTargets(ctx context.Context, c cluster.Interface, arg
 		}
 		kinds = append(kinds, res)
 	}
-	names := args[1:]
 	for _, n := range names {
 		if strings.Contains(n, "/") {
 			return nil, errors.New("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'konverge get resource/<resource_name>' instead of 'konverge get resource resource/<resource_name>'")

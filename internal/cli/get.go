@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -130,10 +131,24 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 			}
 			fileObjs = append(fileObjs, gotObject{res: res, obj: mo.Obj})
 		}
-	case args[0] == "all" && len(args) == 1:
-		for _, k := range allKinds {
-			if res, err := sess.Mapper().Find(k); err == nil {
-				reqs = append(reqs, resourceRequest{Resource: res})
+	case len(args) == 1 && slices.Contains(strings.Split(args[0], ","), "all"):
+		// The "all" category, alone or among other kinds (all,cm).
+		for _, k := range strings.Split(args[0], ",") {
+			if k == "" {
+				continue
+			}
+			if k != "all" {
+				r, err := resolveResourceArgs(sess.Mapper(), []string{k})
+				if err != nil {
+					return failOne(o.ErrOut, err)
+				}
+				reqs = append(reqs, r...)
+				continue
+			}
+			for _, k := range allKinds {
+				if res, err := sess.Mapper().Find(k); err == nil {
+					reqs = append(reqs, resourceRequest{Resource: res})
+				}
 			}
 		}
 	default:

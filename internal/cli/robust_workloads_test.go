@@ -175,7 +175,10 @@ spec:
           restartPolicy: Never
           containers: [{name: c, image: busybox:1.36, command: ["true"]}]
 `, "5m", func(c *seedCluster) {
-			c.robustOK("delete", "namespace", "full")
+			// --wait=false: the pods' finalizer holds the namespace, which
+			// delete would wait for (and stop after 24h of cluster time
+			// without a change, exit 1).
+			c.robustOK("delete", "namespace", "full", "--wait=false")
 			// The pods' finalizer holds the namespace; the cluster
 			// settles (the kubelet deleted them once) instead of
 			// spending every command's work on them.
