@@ -42,6 +42,12 @@ const Component = "replicaset-controller"
 // to the next (the same objects give the same writes either way).
 type Controller struct {
 	memos *memos
+	// NoTerminatingReplicas leaves status.terminatingReplicas out, for
+	// objects whose status has no such field: the ReplicationController
+	// controller's (package replication) ReplicaSets. With it, such an
+	// object's status is seen as written once it is, and a sync that
+	// writes nothing says so.
+	NoTerminatingReplicas bool
 }
 
 // New returns a ReplicaSet controller that remembers what it read of the
@@ -73,6 +79,7 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 		return res, fmt.Errorf("replicaset: list pods: %w", err)
 	}
 	idx := newPodIndex(podList.Items, ctl.memos)
+	idx.noTerminating = ctl.NoTerminatingReplicas
 	defer ctl.memos.prune(podList.Items)
 	var errs []error
 	for _, rs := range rsList.Items {
@@ -102,6 +109,8 @@ type podIndex struct {
 	// next is, by ReplicaSet uid, the counter of its next pod name.
 	next  map[string]int
 	memos *memos
+	// noTerminating: the status has no terminatingReplicas.
+	noTerminating bool
 }
 
 func newPodIndex(pods []cluster.Object, ms *memos) *podIndex {
@@ -279,7 +288,9 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 	setOrDrop(st, "fullyLabeledReplicas", fully)
 	setOrDrop(st, "readyReplicas", ready)
 	setOrDrop(st, "availableReplicas", avail)
-	st["terminatingReplicas"] = int64(len(terminating))
+	if !idx.noTerminating {
+		st["terminatingReplicas"] = int64(len(terminating))
+	}
 	if g, ok := kobj.Int(rs, "metadata", "generation"); ok {
 		st["observedGeneration"] = g
 	}

@@ -50,7 +50,7 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	for _, rc := range rcs.Items {
 		a.uids[kobj.UID(rc)] = true
 	}
-	res, err := replicaset.Controller{}.Sync(ctx, a, now)
+	res, err := replicaset.Controller{NoTerminatingReplicas: true}.Sync(ctx, a, now)
 	if err != nil {
 		return res, fmt.Errorf("replicationcontroller: %w", err)
 	}
