@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -182,23 +183,18 @@ var timestampFormats = []string{
 	"2006-1-2",
 }
 
-// isTimestamp is go-yaml v2's parseTimestamp.
+// isTimestamp reports whether go-yaml v2 reads a plain scalar as a
+// timestamp: a year of exactly four digits, a dash, and the rest in one of
+// timestampFormats.
 func isTimestamp(s string) bool {
-	i := 0
-	for ; i < len(s); i++ {
-		if c := s[i]; c < '0' || c > '9' {
-			break
-		}
-	}
-	if i != 4 || i == len(s) || s[i] != '-' {
+	year := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	if year != 4 || !strings.HasPrefix(s[year:], "-") {
 		return false
 	}
-	for _, f := range timestampFormats {
-		if _, err := time.Parse(f, s); err == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(timestampFormats, func(layout string) bool {
+		_, err := time.Parse(layout, s)
+		return err == nil
+	})
 }
 
 // jsonValue converts a resolved scalar the way a JSON round trip through

@@ -103,8 +103,8 @@ func (c *conflictFinder) values(left, right any, t *schema.Type, replace bool, p
 			c.add(path)
 			return
 		}
-		lm, lok := l[directiveMarker]
-		rm, rok := r[directiveMarker]
+		lm, lok := l[patchKey]
+		rm, rok := r[patchKey]
 		if lok || rok {
 			if lok != rok || !value.Equal(lm, rm) {
 				c.add(path)
@@ -131,7 +131,7 @@ func (c *conflictFinder) values(left, right any, t *schema.Type, replace bool, p
 
 func (c *conflictFinder) maps(l, r map[string]any, t *schema.Type, path value.Path) {
 	for k, lv := range l {
-		if k == directiveMarker || k == retainKeysDirective {
+		if k == patchKey || k == retainKeysDirective {
 			continue
 		}
 		rv, ok := r[k]

@@ -52,11 +52,11 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			continue
 		}
 		found++
-		if key == directiveMarker {
+		if key == patchKey {
 			os, ok1 := origV.(string)
 			ms, ok2 := modV.(string)
 			if !ok1 || !ok2 {
-				return nil, atField(patchErrorf("invalid value for %s", directiveMarker), key)
+				return nil, atField(patchErrorf("invalid value for %s", patchKey), key)
 			}
 			if os != ms {
 				set(key, modV)
@@ -343,7 +343,7 @@ func (d *differ) diffListsOfMaps(original, modified, other []any, t *schema.Type
 			if seen[keyString(k)] {
 				continue // a repeated key, matched through its first element
 			}
-			deletions = append(deletions, map[string]any{mergeKey: k, directiveMarker: deleteDirective})
+			deletions = append(deletions, map[string]any{mergeKey: k, patchKey: patchDelete})
 		}
 		sortDeletions(deletions, mergeKey)
 	}
@@ -425,7 +425,7 @@ next:
 					continue deleted
 				}
 			}
-			deletions = append(deletions, map[string]any{mergeKey: k, directiveMarker: deleteDirective})
+			deletions = append(deletions, map[string]any{mergeKey: k, patchKey: patchDelete})
 		}
 		sortDeletions(deletions, mergeKey)
 	}

@@ -134,7 +134,7 @@ func normalizeResult(v any) (any, bool) {
 		out := make([]any, 0, len(x))
 		for _, el := range x {
 			if m, ok := el.(map[string]any); ok {
-				if _, ok := m[directiveMarker]; ok {
+				if _, ok := m[patchKey]; ok {
 					changed = true
 					continue
 				}

@@ -244,7 +244,7 @@ func fullKeyPatch(last, config, live []any, t *schema.Type) ([]any, error) {
 		return nil, nil
 	}
 	patch := make([]any, 0, len(result)+1)
-	patch = append(patch, map[string]any{directiveMarker: replaceDirective})
+	patch = append(patch, map[string]any{patchKey: patchReplace})
 	return append(patch, result...), nil
 }
 

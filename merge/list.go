@@ -13,10 +13,10 @@ import (
 
 // Patch directives of the strategic merge patch.
 const (
-	directiveMarker     = "$patch"
-	deleteDirective     = "delete"
-	replaceDirective    = "replace"
-	mergeDirective      = "merge"
+	patchKey            = "$patch"
+	patchDelete         = "delete"
+	patchReplace        = "replace"
+	patchMerge          = "merge"
 	retainKeysDirective = "$retainKeys"
 	deleteFromPrefix    = "$deleteFromPrimitiveList/"
 	setOrderPrefix      = "$setElementOrder/"
@@ -166,8 +166,8 @@ func isDeleteDirective(v any) bool {
 	if !ok {
 		return false
 	}
-	d, ok := m[directiveMarker]
-	return ok && d == deleteDirective
+	d, ok := m[patchKey]
+	return ok && d == patchDelete
 }
 
 // normalizeSliceOrder sorts toSort by the positions of its elements in
@@ -321,18 +321,18 @@ func partition(list, by []any, mergeKey string, kind elemKind) (in, out []any, e
 	return in, out, nil
 }
 
-// deduplicateScalars removes repeated values the way kubectl does (moving
-// the last element into a removed one's place).
+// deduplicateScalars removes repeated values in kubectl's order: a
+// repeat of an earlier value is replaced by the list's last element (which
+// is then looked at in its place) and the list shortened by one.
 func deduplicateScalars(s []any) []any {
-	length := len(s) - 1
-	for i := 0; i < length; i++ {
-		for j := i + 1; j <= length; j++ {
-			if value.Equal(s[i], s[j]) {
-				s[j] = s[length]
-				s = s[0:length]
-				length--
-				j--
+	for i := 0; i < len(s); i++ {
+		for j := i + 1; j < len(s); {
+			if !value.Equal(s[i], s[j]) {
+				j++
+				continue
 			}
+			last := len(s) - 1
+			s[j], s = s[last], s[:last]
 		}
 	}
 	return s
@@ -350,7 +350,7 @@ func isReplaceList(l []any) bool {
 		return false
 	}
 	m, ok := l[0].(map[string]any)
-	return ok && len(m) == 1 && m[directiveMarker] == replaceDirective
+	return ok && len(m) == 1 && m[patchKey] == patchReplace
 }
 
 // listStrategy returns how t merges when it holds lists.

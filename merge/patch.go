@@ -26,12 +26,12 @@ type patcher struct {
 
 // mergeMap merges patch into original. original may be nil.
 func (p *patcher) mergeMap(original, patch map[string]any, t *schema.Type) (map[string]any, error) {
-	if d, ok := patch[directiveMarker]; ok {
+	if d, ok := patch[patchKey]; ok {
 		switch d {
-		case replaceDirective:
+		case patchReplace:
 			out := make(map[string]any, len(patch))
 			for k, v := range patch {
-				if k != directiveMarker {
+				if k != patchKey {
 					out[k] = v
 				}
 			}
@@ -39,10 +39,10 @@ func (p *patcher) mergeMap(original, patch map[string]any, t *schema.Type) (map[
 				return cleanMap(out), nil
 			}
 			return out, nil
-		case deleteDirective:
+		case patchDelete:
 			return map[string]any{}, nil
 		}
-		return nil, atField(patchErrorf("unknown %s directive %q in an object", directiveMarker, keyString(d)), directiveMarker)
+		return nil, atField(patchErrorf("unknown %s directive %q in an object", patchKey, keyString(d)), patchKey)
 	}
 
 	var out map[string]any
@@ -247,7 +247,7 @@ func (p *patcher) mergeSlice(original, patch []any, t *schema.Type) ([]any, erro
 func mergeSliceWithSpecialElements(original, patch []any, mergeKey string) (orig, rest []any, replaced bool, err error) {
 	special := false
 	for _, v := range patch {
-		if _, ok := v.(map[string]any)[directiveMarker]; ok {
+		if _, ok := v.(map[string]any)[patchKey]; ok {
 			special = true
 			break
 		}
@@ -260,13 +260,13 @@ func mergeSliceWithSpecialElements(original, patch []any, mergeKey string) (orig
 	copied := false
 	for i, v := range patch {
 		m := v.(map[string]any)
-		d, ok := m[directiveMarker]
+		d, ok := m[patchKey]
 		if !ok {
 			rest = append(rest, v)
 			continue
 		}
 		switch d {
-		case deleteDirective:
+		case patchDelete:
 			mv, ok := m[mergeKey]
 			if !ok {
 				return nil, nil, false, at(&MissingKeyError{Key: mergeKey}, value.IndexElement(i))
@@ -276,12 +276,12 @@ func mergeSliceWithSpecialElements(original, patch []any, mergeKey string) (orig
 				copied = true
 			}
 			orig = deleteMatching(orig, mergeKey, mv)
-		case replaceDirective:
+		case patchReplace:
 			replaced = true
-		case mergeDirective:
+		case patchMerge:
 			return nil, nil, false, at(patchErrorf("merging lists cannot yet be specified in the patch"), value.IndexElement(i))
 		default:
-			return nil, nil, false, at(patchErrorf("unknown %s directive %q in a list", directiveMarker, keyString(d)), value.IndexElement(i))
+			return nil, nil, false, at(patchErrorf("unknown %s directive %q in a list", patchKey, keyString(d)), value.IndexElement(i))
 		}
 	}
 	if replaced {
@@ -544,7 +544,7 @@ func validateSetOrder(patchList, order []any, mergeKey string) error {
 	for pi < len(patchList) && oi < len(order) {
 		pv := patchList[pi]
 		if m, ok := pv.(map[string]any); ok {
-			if _, ok := m[directiveMarker]; ok {
+			if _, ok := m[patchKey]; ok {
 				pi++
 				continue
 			}
@@ -587,7 +587,7 @@ func mergeKeyValueEqual(a, b any, mergeKey string) (bool, error) {
 func removeDirectives(v any, dropNulls bool) (c any, keep bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		if _, ok := x[directiveMarker]; ok {
+		if _, ok := x[patchKey]; ok {
 			return nil, false
 		}
 		if !needsCleaning(x, dropNulls) {
@@ -625,7 +625,7 @@ func removeDirectives(v any, dropNulls bool) (c any, keep bool) {
 }
 
 func isDirectiveKey(k string) bool {
-	return k == directiveMarker || k == retainKeysDirective ||
+	return k == patchKey || k == retainKeysDirective ||
 		strings.HasPrefix(k, setOrderPrefix) || strings.HasPrefix(k, deleteFromPrefix)
 }
 
@@ -638,7 +638,7 @@ func needsCleaning(v any, dropNulls bool) bool {
 				return true
 			}
 			if m, ok := el.(map[string]any); ok {
-				if _, ok := m[directiveMarker]; ok {
+				if _, ok := m[patchKey]; ok {
 					return true
 				}
 			}
@@ -652,7 +652,7 @@ func needsCleaning(v any, dropNulls bool) bool {
 		}
 		for _, el := range x {
 			if m, ok := el.(map[string]any); ok {
-				if _, ok := m[directiveMarker]; ok {
+				if _, ok := m[patchKey]; ok {
 					return true
 				}
 			}
@@ -719,8 +719,8 @@ func aliasedOrder(live, patch []any, mergeKey string) []any {
 	replaced := false
 	for _, v := range patch {
 		m := v.(map[string]any)
-		switch m[directiveMarker] {
-		case deleteDirective:
+		switch m[patchKey] {
+		case patchDelete:
 			mk, ok := m[mergeKey]
 			if !ok {
 				continue
@@ -737,7 +737,7 @@ func aliasedOrder(live, patch []any, mergeKey string) []any {
 				copy(arr[i:n-1], arr[i+1:n])
 				n--
 			}
-		case replaceDirective:
+		case patchReplace:
 			replaced = true
 		}
 	}
@@ -746,7 +746,7 @@ func aliasedOrder(live, patch []any, mergeKey string) []any {
 	}
 	for _, v := range patch {
 		m := v.(map[string]any)
-		if _, ok := m[directiveMarker]; ok {
+		if _, ok := m[patchKey]; ok {
 			continue
 		}
 		mk, ok := m[mergeKey]

@@ -78,7 +78,7 @@ func threeWayMaps(lastApplied, config, live map[string]any, t *schema.Type, opts
 // hasDirectives reports whether a changes patch holds anything that merging
 // it into an empty deletions patch would rewrite.
 func hasDirectives(m map[string]any) bool {
-	if _, ok := m[directiveMarker]; ok {
+	if _, ok := m[patchKey]; ok {
 		return true
 	}
 	for k, v := range m {

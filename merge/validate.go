@@ -107,7 +107,7 @@ func (v *validator) list(l []any, t *schema.Type, path value.Path) {
 				}
 				continue
 			}
-			if _, directive := m[directiveMarker]; directive {
+			if _, directive := m[patchKey]; directive {
 				continue
 			}
 			mk, ok := m[t.MergeKey]
@@ -267,7 +267,7 @@ func validList(l []any, t *schema.Type) bool {
 				}
 				continue
 			}
-			if _, directive := m[directiveMarker]; directive {
+			if _, directive := m[patchKey]; directive {
 				continue
 			}
 			mk, ok := m[t.MergeKey]

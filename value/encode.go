@@ -437,34 +437,31 @@ func appendString(dst []byte, s string) []byte {
 			i++
 			continue
 		}
-		b := s[i]
-		if b < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			if e := shortEscapes[b]; e != 0 {
-				dst = append(dst, '\\', e)
-			} else {
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
+		// An ASCII byte here always needs escaping; of the longer runes,
+		// invalid bytes and the two line separators JavaScript rejects.
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+		var esc [6]byte
+		n := 6
+		switch {
+		case r < utf8.RuneSelf && shortEscapes[r] != 0:
+			esc[0], esc[1], n = '\\', shortEscapes[r], 2
+		case r < utf8.RuneSelf:
+			esc = [6]byte{'\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF]}
+		case r == utf8.RuneError && size == 1:
+			esc = [6]byte{'\\', 'u', 'f', 'f', 'f', 'd'}
+		case r == '\u2028' || r == '\u2029':
+			esc = [6]byte{'\\', 'u', '2', '0', '2', hexDigits[r&0xF]}
+		default:
 			i += size
-			start = i
 			continue
 		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, esc[:n]...)
 		i += size
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

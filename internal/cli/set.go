@@ -254,28 +254,31 @@ func containersOf(spec map[string]any, list string) []map[string]any {
 	return out
 }
 
-// selectContainerName matches a container name against kubectl's
-// container selector: "*" for all, a name, or a pattern with "*".
-func selectContainerName(s, spec string) bool {
-	if spec == "*" {
+// selectContainerName reports whether kubectl set's --containers
+// selector picks a container name: "*" picks every one, a selector without
+// "*" the one name. Otherwise each piece between stars is searched for in
+// turn, from where the piece before it was found (an offset that kubectl
+// counts from the previous search's start, not the name's: its
+// arithmetic, kept), and a selector that does not end in "*" needs its
+// last piece at the end of the name.
+func selectContainerName(name, selector string) bool {
+	pieces := strings.Split(selector, "*")
+	switch {
+	case selector == "*":
 		return true
+	case len(pieces) == 1:
+		return name == selector
 	}
-	if !strings.Contains(spec, "*") {
-		return s == spec
-	}
-	pos := 0
-	parts := strings.Split(spec, "*")
-	for i, part := range parts {
-		if part == "" {
+	from := 0
+	for i, piece := range pieces {
+		if piece == "" {
 			continue
 		}
-		next := strings.Index(s[pos:], part)
-		switch {
-		case next < pos, i == 0 && pos != 0, i == len(parts)-1 && len(s) != len(part)+next:
+		at := strings.Index(name[from:], piece)
+		if at < from || (i == len(pieces)-1 && at+len(piece) != len(name)) {
 			return false
-		default:
-			pos = next
 		}
+		from = at
 	}
 	return true
 }

@@ -219,13 +219,8 @@ func smartLabelFor(field string) string {
 		part := parts[i]
 		if i < len(parts)-1 {
 			next := parts[i+1]
-			allUpper := true
-			for _, r := range part {
-				if unicode.IsLetter(r) && !unicode.IsUpper(r) {
-					allUpper = false
-					break
-				}
-			}
+			lower := func(r rune) bool { return unicode.IsLetter(r) && !unicode.IsUpper(r) }
+			allUpper := strings.IndexFunc(part, lower) < 0
 			if len(part) >= 2 && allUpper && len(next) > 0 && unicode.IsUpper(rune(next[0])) {
 				merged = append(merged, part+next)
 				i++

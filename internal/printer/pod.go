@@ -133,11 +133,14 @@ func SummarizePod(pod map[string]any, now time.Time) PodSummary {
 			}
 		}
 		if reason == "Completed" {
-			if hasRunning && conditionTrue(pod, "Ready") {
+			// A container finished while others run: the pod is running
+			// (or not ready), unless one failed.
+			switch {
+			case hasRunning && conditionTrue(pod, "Ready"):
 				reason = "Running"
-			} else if errorReason != "" {
+			case errorReason != "":
 				reason = errorReason
-			} else if hasRunning {
+			case hasRunning:
 				reason = "NotReady"
 			}
 		}

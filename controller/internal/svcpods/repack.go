@@ -116,15 +116,14 @@ func RepackSubsets(subsets []corev1.EndpointSubset) []corev1.EndpointSubset {
 	return SortSubsets(final)
 }
 
+// lessAddress orders addresses by IP, then those without a target first,
+// then by the target's uid.
 func lessAddress(a, b corev1.EndpointAddress) bool {
-	if c := bytes.Compare([]byte(a.IP), []byte(b.IP)); c != 0 {
-		return c < 0
-	}
-	if b.TargetRef == nil {
-		return false
-	}
-	if a.TargetRef == nil {
-		return true
+	switch {
+	case a.IP != b.IP:
+		return a.IP < b.IP
+	case a.TargetRef == nil || b.TargetRef == nil:
+		return a.TargetRef == nil && b.TargetRef != nil
 	}
 	return a.TargetRef.UID < b.TargetRef.UID
 }
