@@ -12,23 +12,11 @@ import (
 	"github.com/konverge/konverge/controller/internal/kobj"
 )
 
-// each runs fn with a controller that syncs fully every time and with an
-// incremental one (SyncChanged after the first sync); after either, a full
-// sync must find nothing left to write.
+// each runs fn with the full and the incremental controller.
 func each(t *testing.T, fn func(t *testing.T, e *ctrltest.Env, ctl controller.Controller)) {
-	for _, m := range []struct {
-		name string
-		ctl  func() controller.Controller
-	}{
-		{"full", func() controller.Controller { return daemonset.Controller{} }},
-		{"incremental", func() controller.Controller { return daemonset.New() }},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			e := ctrltest.New(t)
-			fn(t, e, m.ctl())
-			e.Quiet(daemonset.Controller{})
-		})
-	}
+	t.Helper()
+	ctrltest.Modes(t, func() controller.Controller { return daemonset.Controller{} },
+		func() controller.Controller { return daemonset.New() }, fn)
 }
 
 func settle(e *ctrltest.Env, ctl controller.Controller) controller.Result {

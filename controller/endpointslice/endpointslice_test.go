@@ -14,24 +14,16 @@ import (
 	"github.com/konverge/konverge/controller/internal/svcpods"
 )
 
-// each runs fn with a controller that syncs fully every time and with an
-// incremental one; after either, a full sync must find nothing to write.
+// each runs fn with the full and the incremental controller, node-1 in
+// zone-a, and sync settling the controller.
 func each(t *testing.T, fn func(t *testing.T, e *ctrltest.Env, sync func())) {
-	for _, m := range []struct {
-		name string
-		ctl  func() controller.Controller
-	}{
-		{"full", func() controller.Controller { return endpointslice.Controller{} }},
-		{"incremental", func() controller.Controller { return endpointslice.New() }},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			e := ctrltest.New(t)
+	t.Helper()
+	ctrltest.Modes(t, func() controller.Controller { return endpointslice.Controller{} },
+		func() controller.Controller { return endpointslice.New() },
+		func(t *testing.T, e *ctrltest.Env, ctl controller.Controller) {
 			e.Create(ctrltest.Node("node-1", map[string]string{"topology.kubernetes.io/zone": "zone-a"}))
-			ctl := m.ctl()
 			fn(t, e, func() { e.Settle([]controller.Controller{ctl}) })
-			e.Quiet(endpointslice.Controller{})
 		})
-	}
 }
 
 // pod creates a pod on node-1 with an address, ready or not, whose

@@ -11,23 +11,15 @@ import (
 	"github.com/konverge/konverge/controller/job"
 )
 
-// each runs fn with a controller that syncs fully every time and with an
-// incremental one; after either, a full sync must find nothing to write.
+// each runs fn with the full and the incremental controller, and sync
+// settling the controller.
 func each(t *testing.T, fn func(t *testing.T, e *ctrltest.Env, sync func())) {
-	for _, m := range []struct {
-		name string
-		ctl  func() controller.Controller
-	}{
-		{"full", func() controller.Controller { return job.Controller{} }},
-		{"incremental", func() controller.Controller { return job.New() }},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			e := ctrltest.New(t)
-			ctl := m.ctl()
+	t.Helper()
+	ctrltest.Modes(t, func() controller.Controller { return job.Controller{} },
+		func() controller.Controller { return job.New() },
+		func(t *testing.T, e *ctrltest.Env, ctl controller.Controller) {
 			fn(t, e, func() { e.Settle([]controller.Controller{ctl}) })
-			e.Quiet(job.Controller{})
 		})
-	}
 }
 
 // end is the test's kubelet: every pod that has not finished ends in

@@ -280,6 +280,24 @@ func (e *Env) Quiet(ctl controller.Controller) {
 	}
 }
 
+// Modes runs fn, in a subtest and an Env of its own each, with a
+// controller that syncs fully every time (full) and with an incremental
+// one (SyncChanged after its first sync); after fn, a full sync of full()
+// must find nothing left to write (Quiet).
+func Modes(t *testing.T, full, incremental func() controller.Controller, fn func(t *testing.T, e *Env, ctl controller.Controller)) {
+	t.Helper()
+	for _, m := range []struct {
+		name string
+		ctl  func() controller.Controller
+	}{{"full", full}, {"incremental", incremental}} {
+		t.Run(m.name, func(t *testing.T) {
+			e := New(t)
+			fn(t, e, m.ctl())
+			e.Quiet(full())
+		})
+	}
+}
+
 // changedSince returns the keys of log[from:], each once in the order of
 // its first write, Deleted as its last write left it.
 func changedSince(log []controller.Key, from int) []controller.Key {
