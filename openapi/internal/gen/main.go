@@ -28,7 +28,6 @@ import (
 	"cmp"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -41,6 +40,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 
+	"github.com/konverge/konverge/internal/modcache"
 	"github.com/konverge/konverge/openapi/internal/smdjson"
 )
 
@@ -66,7 +66,7 @@ type gvk struct {
 
 func run(version, specDir, out string) error {
 	if specDir == "" {
-		dir, err := download("k8s.io/kubernetes", version)
+		dir, err := modcache.Dir("k8s.io/kubernetes", version)
 		if err != nil {
 			return err
 		}
@@ -301,37 +301,6 @@ func gz(data []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// download fetches module@version into the module cache and returns its
-// directory. It runs in a temporary module so that the caller's go.mod is
-// left alone.
-func download(module, version string) (string, error) {
-	tmp, err := os.MkdirTemp("", "konverge-gen-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module gen\n"), 0o644); err != nil {
-		return "", err
-	}
-	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(outb, &info); jerr == nil && info.Error != "" {
-		return "", fmt.Errorf("go mod download %s@%s: %s", module, version, info.Error)
-	}
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w: %s", module, version, err, strings.TrimSpace(stderr.String()))
-	}
-	if info.Dir == "" {
-		return "", errors.New("go mod download: no directory in its output")
-	}
-	return info.Dir, nil
-}
-
 // zeroProgram prints the JSON encoding of the zero value of every kind
 // named on its standard input ("group/version/Kind" lines) that the schemes
 // of k8s.io/api, apiextensions and apiregistration know, as one JSON
@@ -402,7 +371,7 @@ func zeroObjects(version string, kinds []kindEntry) (map[string]json.RawMessage,
 	if err := os.WriteFile(filepath.Join(tmp, "main.go"), []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	env := modcache.Env()
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir, tidy.Env = tmp, env
 	if out, err := tidy.CombinedOutput(); err != nil {

@@ -13,16 +13,14 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/konverge/konverge/internal/modcache"
 	"github.com/konverge/konverge/schema"
 )
 
@@ -39,7 +37,7 @@ func main() {
 
 func run(version, specDir, out string) error {
 	if specDir == "" {
-		dir, err := download("k8s.io/kubernetes", version)
+		dir, err := modcache.Dir("k8s.io/kubernetes", version)
 		if err != nil {
 			return err
 		}
@@ -104,35 +102,4 @@ var builtinData []byte
 	}
 	fmt.Printf("gen: %d kinds from %d documents: builtin.bin.gz %d bytes (%d unzipped)\n", reg.Len(), len(files), gz.Len(), len(raw))
 	return nil
-}
-
-// download fetches module@version into the module cache and returns its
-// directory. It runs in a temporary module so that the caller's go.mod is
-// left alone.
-func download(module, version string) (string, error) {
-	tmp, err := os.MkdirTemp("", "konverge-gen-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module gen\n"), 0o644); err != nil {
-		return "", err
-	}
-	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(outb, &info); jerr == nil && info.Error != "" {
-		return "", fmt.Errorf("go mod download %s@%s: %s", module, version, info.Error)
-	}
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w: %s", module, version, err, strings.TrimSpace(stderr.String()))
-	}
-	if info.Dir == "" {
-		return "", errors.New("go mod download: no directory in its output")
-	}
-	return info.Dir, nil
 }
