@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/fieldmgr"
 	"github.com/konverge/konverge/value"
 )
 
@@ -235,7 +236,7 @@ func BenchmarkTrackUpdate(b *testing.B) {
 						if err != nil {
 							return err
 						}
-						if len(managedEntries(o)) == 0 {
+						if len(fieldmgr.ManagedEntries(o)) == 0 {
 							return fmt.Errorf("no managedFields")
 						}
 					}

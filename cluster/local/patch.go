@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/fieldmgr"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -46,7 +47,7 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	if !supported {
 		return nil, unsupportedMediaType(accepted)
 	}
-	if err := checkPatchOptions(pt, o); err != nil {
+	if err := fieldmgr.CheckPatchOptions(pt, o); err != nil {
 		return nil, err
 	}
 	t.request = writeRequest{manager: o.FieldManager, subresource: o.Subresource}

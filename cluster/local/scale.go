@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/fieldmgr"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
@@ -105,8 +106,8 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 
 	// The object's managers, their times marked (see timeMarkers), as the
 	// Scale's.
-	times := newTimeMarkers(live)
-	marked := times.shallow(live)
+	times := fieldmgr.NewTimes(live)
+	marked := times.Shallow(live)
 	gv := runtimeschema.GroupVersion{Group: res.GVK.Group, Version: res.GVK.Version}
 	handler := managedfields.NewScaleHandler((&unstructured.Unstructured{Object: marked}).GetManagedFields(), gv,
 		managedfields.ResourcePathMappings{gv.String(): fieldpath.MakePathOrDie(pathElems(replicasPath)...)})
@@ -181,7 +182,7 @@ func (t *txn) patchScale(res cluster.Resource, namespace, name string, pt cluste
 	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{}}}
 	u.SetManagedFields(parentEntries)
 	md["managedFields"] = metadata(u.Object)["managedFields"]
-	if err := times.restore(obj, t.now()); err != nil {
+	if err := times.Restore(obj, t.now()); err != nil {
 		return nil, err
 	}
 	t.request = writeRequest{manager: o.FieldManager, subresource: "scale", applied: true}

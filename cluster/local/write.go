@@ -8,6 +8,7 @@ import (
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local/internal/admission"
+	"github.com/konverge/konverge/cluster/local/internal/fieldmgr"
 	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/validate"
@@ -77,7 +78,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 		return nil, err
 	}
 	gk := gkOf(res)
-	if err := checkFieldManager("CreateOptions", o.FieldManager, nil); err != nil {
+	if err := fieldmgr.CheckFieldManager("CreateOptions", o.FieldManager, nil); err != nil {
 		return nil, err
 	}
 	t.request = writeRequest{manager: o.FieldManager, applied: applied}
@@ -313,7 +314,7 @@ func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFieldManager("UpdateOptions", o.FieldManager, nil); err != nil {
+	if err := fieldmgr.CheckFieldManager("UpdateOptions", o.FieldManager, nil); err != nil {
 		return nil, err
 	}
 	t.request = writeRequest{manager: o.FieldManager}

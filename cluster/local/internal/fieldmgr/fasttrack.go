@@ -1,4 +1,4 @@
-package local
+package fieldmgr
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 // reflection (runtime.DefaultUnstructuredConverter), writes them back the
 // same way with a deep copy, and wraps the structured-merge-diff update in
 // nine layers; on a create that costs as much as the rest of the write.
-// trackFast does the same steps on the store's JSON values: decode the
+// TrackFast does the same steps on the store's JSON values: decode the
 // entries (the request's, else the stored ones; none for a subresource,
 // an empty list to reset them), skip objects that have none and are not
 // being created, run merge.Updater.Update for a "current-operation"
@@ -203,11 +203,11 @@ func isResetManaged(raw any, present bool) bool {
 	return false
 }
 
-// trackFast computes the managedFields of obj after an Update of live
+// TrackFast computes the managedFields of obj after an Update of live
 // (empty, without a uid, for a create) by manager: the entries to store,
 // or nil for none. It fails only where the library's field manager
 // would, and the caller then keeps the stored entries.
-func trackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, gvk schema.GVK, live, obj map[string]any,
+func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, gvk schema.GVK, live, obj map[string]any,
 	reqManaged any, reqHasManaged bool, manager, subresource, now string) ([]any, error) {
 	liveMD, _ := live["metadata"].(map[string]any)
 	var managed *managedState
@@ -441,7 +441,7 @@ func toTyped(tc managedfields.TypeConverter, gvk schema.GVK, obj map[string]any,
 	for k, v := range obj {
 		c[k] = v
 	}
-	setGVK(c, gvk)
+	SetGVK(c, gvk)
 	if md, ok := c["metadata"].(map[string]any); ok && withoutManaged {
 		if _, has := md["managedFields"]; has {
 			mc := make(map[string]any, len(md))
