@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -88,13 +89,9 @@ type gotObject struct {
 
 // Run gets and prints the objects args name.
 func (o *GetOptions) Run(ctx context.Context, args []string) error {
-	var objPrinter printer.ObjectPrinter
-	if !printer.IsTable(o.Output) {
-		p, err := o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
-		if err != nil {
-			return failOne(o.ErrOut, err)
-		}
-		objPrinter = p
+	objPrinter, err := o.objectPrinter()
+	if err != nil {
+		return failOne(o.ErrOut, err)
 	}
 	if err := checkSubresource(o.Subresource); err != nil {
 		return failOne(o.ErrOut, err)
@@ -110,66 +107,12 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	}
 	defer sess.Close(ctx)
 
-	var reqs []resourceRequest
-	var fileObjs []gotObject
-	switch {
-	case o.FilenameFlags.given():
-		o.FilenameFlags.Warnings = o.ErrOut
-		if len(args) > 0 {
-			return failOne(o.ErrOut, fmt.Errorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well"))
-		}
-		objs, err := o.FilenameFlags.Read(ctx, o.In)
-		if err != nil {
-			return fail(o.ErrOut, 1, err)
-		}
-		for _, mo := range objs {
-			gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
-			res, err := sess.Mapper().ResourceFor(gvk)
-			if err != nil {
-				return failOne(o.ErrOut, fmt.Errorf("%s: resource mapping not found for name: %q namespace: %q from %q: %w\nensure CRDs are installed first",
-					mo.Source.File, printer.Str(mo.Obj, "metadata", "name"), printer.Str(mo.Obj, "metadata", "namespace"), mo.Source.File, plainError(err)))
-			}
-			fileObjs = append(fileObjs, gotObject{res: res, obj: mo.Obj})
-		}
-	case len(args) == 1 && slices.Contains(strings.Split(args[0], ","), "all"):
-		// The "all" category, alone or among other kinds (all,cm).
-		for _, k := range strings.Split(args[0], ",") {
-			if k == "" {
-				continue
-			}
-			if k != "all" {
-				r, err := resolveResourceArgs(sess.Mapper(), []string{k})
-				if err != nil {
-					return failOne(o.ErrOut, err)
-				}
-				reqs = append(reqs, r...)
-				continue
-			}
-			for _, k := range allKinds {
-				if res, err := sess.Mapper().Find(k); err == nil {
-					reqs = append(reqs, resourceRequest{Resource: res})
-				}
-			}
-		}
-	default:
-		reqs, err = resolveResourceArgs(sess.Mapper(), args)
-		if err != nil {
-			return failOne(o.ErrOut, err)
-		}
-		warnShortNames(o.ErrOut, sess.Mapper(), args, reqs)
+	reqs, fileObjs, err := o.requests(ctx, sess, args)
+	if err != nil {
+		return err
 	}
-	named := false
-	for _, r := range reqs {
-		if len(r.Names) > 0 {
-			named = true
-		}
-	}
-	if named && o.Selector != "" {
-		return failOne(o.ErrOut, fmt.Errorf("name cannot be provided when a selector is specified"))
-	}
-	if named && o.AllNamespaces {
-		// kubectl ignores -A for named objects and looks in the namespace.
-		o.AllNamespaces = false
+	if err := o.checkNamed(reqs); err != nil {
+		return failOne(o.ErrOut, err)
 	}
 	ns := o.Ns()
 	if o.AllNamespaces {
@@ -182,83 +125,190 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	var found []gotObject
 	var errs []error
 	if fileObjs != nil {
-		for _, f := range fileObjs {
-			fns := ""
-			if f.res.Namespaced {
-				fns = printer.Str(f.obj, "metadata", "namespace")
-				if fns == "" {
-					fns = o.Ns()
-				}
-			}
-			live, err := sess.Cluster.Get(ctx, f.res.GVK, fns, printer.Str(f.obj, "metadata", "name"))
-			if err != nil {
-				if !(o.IgnoreNotFound && cluster.IsNotFound(err)) {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			found = append(found, gotObject{res: f.res, obj: live})
-		}
+		found, errs = o.getFileObjects(ctx, sess, fileObjs)
 	} else {
 		var stop error
-		// A table, names, or JSON and YAML without managedFields need
-		// none: the embedded cluster then does not even decode them.
-		lean := !o.ShowManagedFields && slices.Contains([]string{"", "wide", "name", "json", "yaml", "kyaml"}, o.Output)
-		found, errs, stop = o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector, fields: o.FieldSelector, withoutManagedFields: lean}, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
-			if o.IgnoreNotFound && cluster.IsNotFound(err) {
-				return nil, nil
-			}
-			return nil, err
-		})
+		found, errs, stop = o.listRequests(ctx, sess, reqs, ns)
 		if stop != nil {
 			return failOne(o.ErrOut, stop)
 		}
 	}
-
 	if o.Subresource != "" && len(found) > 0 {
 		var more []error
 		found, more = getSubresources(ctx, sess.Cluster, found, o.Subresource)
 		errs = append(errs, more...)
 	}
 	if objPrinter != nil {
-		// One object named alone prints as itself; anything else as a
-		// List (kubectl's printGeneric).
-		single := (len(reqs) == 1 && len(reqs[0].Names) == 1) || len(fileObjs) == 1
-		if len(found) == 0 && o.IgnoreNotFound {
-			return reportErrors(o.ErrOut, errs)
+		return o.printObjects(objPrinter, reqs, fileObjs, found, errs)
+	}
+	return o.printTables(ctx, sess, reqs, fileObjs, found, errs)
+}
+
+// objectPrinter is the printer of -o for a format that is not a table,
+// nil for a table.
+func (o *GetOptions) objectPrinter() (printer.ObjectPrinter, error) {
+	if printer.IsTable(o.Output) {
+		return nil, nil
+	}
+	return o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
+}
+
+// requests resolves what get lists: the objects of -f files (fileObjs,
+// not yet read from the cluster), "all", or the kinds and names of args.
+// Its error has been reported already.
+func (o *GetOptions) requests(ctx context.Context, sess *Session, args []string) (reqs []resourceRequest, fileObjs []gotObject, err error) {
+	switch {
+	case o.FilenameFlags.given():
+		o.FilenameFlags.Warnings = o.ErrOut
+		if len(args) > 0 {
+			return nil, nil, failOne(o.ErrOut, fmt.Errorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well"))
 		}
-		var toPrint any
-		if single && len(found) == 1 {
-			toPrint = found[0].obj
-		} else if single && len(errs) > 0 {
-			return reportErrors(o.ErrOut, errs)
-		} else {
-			items := make([]any, len(found))
-			for i, f := range found {
-				items[i] = f.obj
+		objs, err := o.FilenameFlags.Read(ctx, o.In)
+		if err != nil {
+			return nil, nil, fail(o.ErrOut, 1, err)
+		}
+		for _, mo := range objs {
+			gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
+			res, err := sess.Mapper().ResourceFor(gvk)
+			if err != nil {
+				return nil, nil, failOne(o.ErrOut, fmt.Errorf("%s: resource mapping not found for name: %q namespace: %q from %q: %w\nensure CRDs are installed first",
+					mo.Source.File, printer.Str(mo.Obj, "metadata", "name"), printer.Str(mo.Obj, "metadata", "namespace"), mo.Source.File, plainError(err)))
 			}
-			if o.SortBy != "" && len(items) > 0 {
-				order, err := printer.SortByField(items, o.SortBy)
+			fileObjs = append(fileObjs, gotObject{res: res, obj: mo.Obj})
+		}
+		return nil, fileObjs, nil
+	case len(args) == 1 && slices.Contains(strings.Split(args[0], ","), "all"):
+		// The "all" category, alone or among other kinds (all,cm).
+		for _, k := range strings.Split(args[0], ",") {
+			if k == "" {
+				continue
+			}
+			if k != "all" {
+				r, err := resolveResourceArgs(sess.Mapper(), []string{k})
 				if err != nil {
-					return failOne(o.ErrOut, err)
+					return nil, nil, failOne(o.ErrOut, err)
 				}
-				sorted := make([]any, len(items))
-				for i, j := range order {
-					sorted[i] = items[j]
-				}
-				items = sorted
+				reqs = append(reqs, r...)
+				continue
 			}
-			toPrint = printer.ListOf(items)
+			for _, k := range allKinds {
+				if res, err := sess.Mapper().Find(k); err == nil {
+					reqs = append(reqs, resourceRequest{Resource: res})
+				}
+			}
 		}
-		var buf bytes.Buffer
-		perr := objPrinter.PrintObject(&buf, toPrint)
-		_, _ = o.Out.Write(buf.Bytes())
-		if perr != nil {
-			errs = append(errs, perr)
+		return reqs, nil, nil
+	}
+	reqs, err = resolveResourceArgs(sess.Mapper(), args)
+	if err != nil {
+		return nil, nil, failOne(o.ErrOut, err)
+	}
+	warnShortNames(o.ErrOut, sess.Mapper(), args, reqs)
+	return reqs, nil, nil
+}
+
+// checkNamed refuses a selector with names, and drops -A when objects are
+// named: kubectl ignores it for them and looks in the namespace.
+func (o *GetOptions) checkNamed(reqs []resourceRequest) error {
+	named := slices.ContainsFunc(reqs, func(r resourceRequest) bool { return len(r.Names) > 0 })
+	if named && o.Selector != "" {
+		return fmt.Errorf("name cannot be provided when a selector is specified")
+	}
+	if named && o.AllNamespaces {
+		o.AllNamespaces = false
+	}
+	return nil
+}
+
+// getFileObjects reads the live objects of -f files' objects.
+func (o *GetOptions) getFileObjects(ctx context.Context, sess *Session, fileObjs []gotObject) ([]gotObject, []error) {
+	var found []gotObject
+	var errs []error
+	for _, f := range fileObjs {
+		fns := ""
+		if f.res.Namespaced {
+			fns = cmp.Or(printer.Str(f.obj, "metadata", "namespace"), o.Ns())
 		}
+		live, err := sess.Cluster.Get(ctx, f.res.GVK, fns, printer.Str(f.obj, "metadata", "name"))
+		if err != nil {
+			if !(o.IgnoreNotFound && cluster.IsNotFound(err)) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		found = append(found, gotObject{res: f.res, obj: live})
+	}
+	return found, errs
+}
+
+// listRequests gets or lists the objects of reqs in ns; stop is an error
+// that ends the command before anything is printed.
+func (o *GetOptions) listRequests(ctx context.Context, sess *Session, reqs []resourceRequest, ns string) (found []gotObject, errs []error, stop error) {
+	// A table, names, or JSON and YAML without managedFields need
+	// none: the embedded cluster then does not even decode them.
+	lean := !o.ShowManagedFields && slices.Contains([]string{"", "wide", "name", "json", "yaml", "kyaml"}, o.Output)
+	return o.gatherObjects(ctx, sess.Cluster, reqs, ns, listSelectors{labels: o.Selector, fields: o.FieldSelector, withoutManagedFields: lean}, func(_ resourceRequest, _ string, err error) ([]gotObject, error) {
+		if o.IgnoreNotFound && cluster.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	})
+}
+
+// printObjects prints found with a printer of -o that is not a table: one
+// object named alone prints as itself, anything else as a List (kubectl's
+// printGeneric).
+func (o *GetOptions) printObjects(objPrinter printer.ObjectPrinter, reqs []resourceRequest, fileObjs []gotObject, found []gotObject, errs []error) error {
+	single := (len(reqs) == 1 && len(reqs[0].Names) == 1) || len(fileObjs) == 1
+	if len(found) == 0 && o.IgnoreNotFound {
 		return reportErrors(o.ErrOut, errs)
 	}
+	var toPrint any
+	switch {
+	case single && len(found) == 1:
+		toPrint = found[0].obj
+	case single && len(errs) > 0:
+		return reportErrors(o.ErrOut, errs)
+	default:
+		items, err := o.sortedItems(found)
+		if err != nil {
+			return failOne(o.ErrOut, err)
+		}
+		toPrint = printer.ListOf(items)
+	}
+	var buf bytes.Buffer
+	perr := objPrinter.PrintObject(&buf, toPrint)
+	_, _ = o.Out.Write(buf.Bytes())
+	if perr != nil {
+		errs = append(errs, perr)
+	}
+	return reportErrors(o.ErrOut, errs)
+}
 
+// sortedItems are the objects of found, in --sort-by's order when it is
+// set.
+func (o *GetOptions) sortedItems(found []gotObject) ([]any, error) {
+	items := make([]any, len(found))
+	for i, f := range found {
+		items[i] = f.obj
+	}
+	if o.SortBy == "" || len(items) == 0 {
+		return items, nil
+	}
+	order, err := printer.SortByField(items, o.SortBy)
+	if err != nil {
+		return nil, err
+	}
+	sorted := make([]any, len(items))
+	for i, j := range order {
+		sorted[i] = items[j]
+	}
+	return sorted, nil
+}
+
+// printTables prints found as kubectl get's tables, or says that nothing
+// was found.
+func (o *GetOptions) printTables(ctx context.Context, sess *Session, reqs []resourceRequest, fileObjs []gotObject, found []gotObject, errs []error) error {
 	popts := printer.Options{
 		Wide:          o.Output == "wide",
 		NoHeaders:     o.NoHeaders,

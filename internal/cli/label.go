@@ -144,37 +144,16 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	if o.List && o.Output != "" {
-		return failOne(o.ErrOut, fmt.Errorf("--list and --output may not be specified together"))
-	}
-	if o.All && o.Selector != "" {
-		return failOne(o.ErrOut, fmt.Errorf("cannot set --all and --selector at the same time"))
-	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := o.checkFlags(resArgs)
 	if err != nil {
 		return failOne(o.ErrOut, err)
-	}
-	if o.Local {
-		switch {
-		case dry == apply.DryRunServer:
-			return failOne(o.ErrOut, fmt.Errorf("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"))
-		case len(resArgs) > 0:
-			return failOne(o.ErrOut, fmt.Errorf("can only use local files by -f %s or --filename=%s when --local=true is set", o.localExample("yaml"), o.localExample("json")))
-		case !o.FilenameFlags.given():
-			return failOne(o.ErrOut, fmt.Errorf("one or more files must be specified as -f %s or --filename=%s", o.localExample("yaml"), o.localExample("json")))
-		}
 	}
 	var targets []gotObject
 	var errs []error
 	var sess *Session
 	if o.Local {
-		objs, err := o.FilenameFlags.Read(ctx, o.In)
-		if err != nil {
+		if targets, err = o.localTargets(ctx); err != nil {
 			return fail(o.ErrOut, 1, err)
-		}
-		for _, mo := range objs {
-			gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
-			targets = append(targets, gotObject{res: cluster.Resource{GVK: gvk, Strategic: true}, obj: mo.Obj})
 		}
 	} else {
 		sess, err = o.openResourceSession(ctx)
@@ -195,109 +174,171 @@ func (o *LabelOptions) Run(ctx context.Context, args []string) error {
 		return failOne(o.ErrOut, fmt.Errorf("--resource-version may only be used with a single resource"))
 	}
 	for _, t := range targets {
-		md := printer.Map(t.obj, "metadata")
-		ref := objectRef(t.res, printer.Str(md, "name"))
-		cur := printer.StringMap(md, o.field)
-		if !o.Overwrite {
-			if err := o.checkOverwrites(cur, set); err != nil {
-				errs = append(errs, err)
-				continue
-			}
+		err, fatal := o.labelOne(ctx, sess, t, set, remove, dry)
+		if fatal != nil {
+			return failOne(o.ErrOut, fatal)
 		}
-		change := map[string]any{}
-		var added, removed int
-		for _, k := range labelKeys(set) {
-			if v, ok := cur[k]; !ok || v != set[k] {
-				change[k] = set[k]
-				added++
-			}
-		}
-		for _, k := range remove {
-			if _, ok := cur[k]; ok {
-				change[k] = nil
-				removed++
-			} else if o.field == "labels" {
-				fmt.Fprintf(o.Out, "label %q not found.\n", k)
-			}
-		}
-		local := o.Local || o.List || dry == apply.DryRunClient
-		after := value.DeepCopyObject(t.obj)
-		if len(change) > 0 {
-			amd, _ := after["metadata"].(map[string]any)
-			m, _ := amd[o.field].(map[string]any)
-			if m == nil {
-				m = map[string]any{}
-			}
-			for k, v := range change {
-				if v == nil {
-					delete(m, k)
-				} else {
-					m[k] = v
-				}
-			}
-			if len(m) == 0 {
-				delete(amd, o.field)
-			} else {
-				amd[o.field] = m
-			}
-		}
-		if o.List {
-			for k, v := range printer.StringMap(after, "metadata", o.field) {
-				fmt.Fprintf(o.Out, "%s=%s\n", k, v)
-			}
-			continue
-		}
-		if !local && (len(change) > 0 || o.ResourceVersion != "") {
-			pm := map[string]any{o.field: change}
-			if o.ResourceVersion != "" {
-				pm["resourceVersion"] = o.ResourceVersion
-			}
-			b, _ := json.Marshal(map[string]any{"metadata": pm})
-			popts := []cluster.PatchOption{cluster.FieldOwner(o.FieldManager)}
-			if dry == apply.DryRunServer {
-				popts = append(popts, cluster.DryRunAll)
-			}
-			if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, popts...); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		msg := "annotated"
-		if o.field == "labels" {
-			switch {
-			case added > 0 && removed > 0:
-				msg = "modified"
-			case added > 0:
-				msg = "labeled"
-			case removed > 0:
-				msg = "unlabeled"
-			default:
-				msg = "not labeled"
-			}
-		}
-		switch {
-		case o.Output != "":
-		case dry == apply.DryRunClient:
-			msg += " (dry run)"
-		case dry == apply.DryRunServer:
-			msg += " (server dry run)"
-		}
-		_ = ref
-		pf := o.PrintFlags
-		if pf.Output == "" {
-			pf.Output = "name"
-		} else {
-			msg = ""
-		}
-		p, err := pf.ToPrinter(createFormats, false, msg)
 		if err != nil {
-			return failOne(o.ErrOut, err)
-		}
-		if err := p.PrintObject(o.Out, after); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return reportErrors(o.ErrOut, errs)
+}
+
+// checkFlags refuses the flags that do not go together and returns
+// --dry-run.
+func (o *LabelOptions) checkFlags(resArgs []string) (apply.DryRun, error) {
+	if o.List && o.Output != "" {
+		return apply.DryRunNone, fmt.Errorf("--list and --output may not be specified together")
+	}
+	if o.All && o.Selector != "" {
+		return apply.DryRunNone, fmt.Errorf("cannot set --all and --selector at the same time")
+	}
+	dry, err := parseDryRun(o.DryRun)
+	if err != nil || !o.Local {
+		return dry, err
+	}
+	switch {
+	case dry == apply.DryRunServer:
+		return apply.DryRunNone, fmt.Errorf("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
+	case len(resArgs) > 0:
+		return apply.DryRunNone, fmt.Errorf("can only use local files by -f %s or --filename=%s when --local=true is set", o.localExample("yaml"), o.localExample("json"))
+	case !o.FilenameFlags.given():
+		return apply.DryRunNone, fmt.Errorf("one or more files must be specified as -f %s or --filename=%s", o.localExample("yaml"), o.localExample("json"))
+	}
+	return dry, nil
+}
+
+// localTargets are the objects of the -f files, for --local.
+func (o *LabelOptions) localTargets(ctx context.Context) ([]gotObject, error) {
+	objs, err := o.FilenameFlags.Read(ctx, o.In)
+	if err != nil {
+		return nil, err
+	}
+	var targets []gotObject
+	for _, mo := range objs {
+		gvk := schema.ParseGVK(printer.Str(mo.Obj, "apiVersion"), printer.Str(mo.Obj, "kind"))
+		targets = append(targets, gotObject{res: cluster.Resource{GVK: gvk, Strategic: true}, obj: mo.Obj})
+	}
+	return targets, nil
+}
+
+// labelOne changes (or lists) the labels or annotations of one object and
+// prints it. err is this object's failure; fatal ends the command.
+func (o *LabelOptions) labelOne(ctx context.Context, sess *Session, t gotObject, set map[string]string, remove []string, dry apply.DryRun) (err, fatal error) {
+	md := printer.Map(t.obj, "metadata")
+	cur := printer.StringMap(md, o.field)
+	if !o.Overwrite {
+		if err := o.checkOverwrites(cur, set); err != nil {
+			return err, nil
+		}
+	}
+	change, added, removed := o.changes(cur, set, remove)
+	after := value.DeepCopyObject(t.obj)
+	applyMetadataChange(after, o.field, change)
+	if o.List {
+		for k, v := range printer.StringMap(after, "metadata", o.field) {
+			fmt.Fprintf(o.Out, "%s=%s\n", k, v)
+		}
+		return nil, nil
+	}
+	local := o.Local || dry == apply.DryRunClient
+	if !local && (len(change) > 0 || o.ResourceVersion != "") {
+		pm := map[string]any{o.field: change}
+		if o.ResourceVersion != "" {
+			pm["resourceVersion"] = o.ResourceVersion
+		}
+		b, _ := json.Marshal(map[string]any{"metadata": pm})
+		popts := []cluster.PatchOption{cluster.FieldOwner(o.FieldManager)}
+		if dry == apply.DryRunServer {
+			popts = append(popts, cluster.DryRunAll)
+		}
+		if _, err := sess.Cluster.Patch(ctx, t.res.GVK, printer.Str(md, "namespace"), printer.Str(md, "name"), cluster.MergePatchType, b, popts...); err != nil {
+			return err, nil
+		}
+	}
+	pf := o.PrintFlags
+	msg := ""
+	if pf.Output == "" {
+		pf.Output = "name"
+		msg = o.message(added, removed, dry)
+	}
+	p, err := pf.ToPrinter(createFormats, false, msg)
+	if err != nil {
+		return nil, err
+	}
+	return p.PrintObject(o.Out, after), nil
+}
+
+// changes is the merge patch of the object's labels or annotations (nil
+// removes a key) and how many keys it adds or changes and removes. A label
+// to remove that the object does not have is reported on the way.
+func (o *LabelOptions) changes(cur, set map[string]string, remove []string) (change map[string]any, added, removed int) {
+	change = map[string]any{}
+	for _, k := range labelKeys(set) {
+		if v, ok := cur[k]; !ok || v != set[k] {
+			change[k] = set[k]
+			added++
+		}
+	}
+	for _, k := range remove {
+		if _, ok := cur[k]; ok {
+			change[k] = nil
+			removed++
+		} else if o.field == "labels" {
+			fmt.Fprintf(o.Out, "label %q not found.\n", k)
+		}
+	}
+	return change, added, removed
+}
+
+// applyMetadataChange applies change to obj's metadata field (labels or
+// annotations), leaving out the field when it ends up empty.
+func applyMetadataChange(obj map[string]any, field string, change map[string]any) {
+	if len(change) == 0 {
+		return
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	m, _ := md[field].(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	for k, v := range change {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	if len(m) == 0 {
+		delete(md, field)
+	} else {
+		md[field] = m
+	}
+}
+
+// message is kubectl's verb for what label or annotate did to an object.
+func (o *LabelOptions) message(added, removed int, dry apply.DryRun) string {
+	msg := "annotated"
+	if o.field == "labels" {
+		switch {
+		case added > 0 && removed > 0:
+			msg = "modified"
+		case added > 0:
+			msg = "labeled"
+		case removed > 0:
+			msg = "unlabeled"
+		default:
+			msg = "not labeled"
+		}
+	}
+	switch dry {
+	case apply.DryRunClient:
+		msg += " (dry run)"
+	case apply.DryRunServer:
+		msg += " (server dry run)"
+	}
+	return msg
 }
 
 // localExample is the file kubectl's --local messages name.
