@@ -12,6 +12,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/objref"
 )
 
@@ -109,18 +110,11 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	if err := o.validate(args); err != nil {
 		return fail(errOut, 1, err)
 	}
-	var targets []target
-	var fileObjs []map[string]any
-	var fileSrc []string
+	var fileObjs []manifest.Object
 	if o.FilenameFlags.given() {
 		o.Warnings = o.g.ErrOut
-		objs, err := o.Read(ctx, o.g.In)
-		if err != nil {
+		if fileObjs, err = o.Read(ctx, o.g.In); err != nil {
 			return fail(errOut, 1, err)
-		}
-		for _, obj := range objs {
-			fileObjs = append(fileObjs, obj.Obj)
-			fileSrc = append(fileSrc, obj.Source.File)
 		}
 	}
 
@@ -129,142 +123,22 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		return fail(errOut, 1, err)
 	}
 	defer sess.Close(ctx)
-	m := sess.Mapper()
-
-	var errs []error
-	if o.FilenameFlags.given() {
-		for i, obj := range fileObjs {
-			t, err := o.fileTarget(m, obj, fileSrc[i])
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			targets = append(targets, t)
-		}
-		if len(errs) > 0 {
-			// As kubectl's builder: objects that cannot be resolved stop
-			// the command before anything is deleted.
-			return fail(errOut, 1, errors.Join(errs...))
-		}
-	} else {
-		targets, err = o.argTargets(ctx, sess.Cluster, args)
-		if err != nil {
-			return fail(errOut, 1, err)
-		}
+	targets, err := o.targets(ctx, sess, args, fileObjs)
+	if err != nil {
+		return fail(errOut, 1, err)
 	}
 
-	var opts []cluster.DeleteOption
-	opts = append(opts, policy)
-	if dry == apply.DryRunServer {
-		opts = append(opts, cluster.DryRunAll)
-	}
-	grace := o.GracePeriod
-	if grace >= 0 {
-		opts = append(opts, cluster.GracePeriod(int64(grace)))
-	}
-	operation := "deleted"
-	if grace == 0 {
-		operation = "force deleted"
-	}
-	switch dry {
-	case apply.DryRunClient:
-		operation += " (dry run)"
-	case apply.DryRunServer:
-		operation += " (server dry run)"
-	}
-
-	ignoreNotFound := o.IgnoreNotFound
-	if !o.ignoreNotFoundSet && (o.All || o.Selector != "") {
-		ignoreNotFound = true
-	}
-	warnClusterScope := o.g.NamespaceSet && !o.AllNamespaces
-	// Objects that this command deletes after their namespace or owner:
-	// the embedded cluster deletes a namespace's content, and the
-	// dependents of an owner deleted in the background, with it, where a
-	// real one's controllers take them away after kubectl has deleted
-	// them itself; they were there, so they are reported deleted as
-	// kubectl reports them.
-	existed := map[string]bool{}
-	tkey := func(t target) string { return t.res.GVK.String() + "/" + t.namespace + "/" + t.name }
-	if dry == apply.DryRunNone && sess.Store != nil && len(targets) > 1 {
-		for _, t := range targets[1:] {
-			if _, err := sess.Cluster.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
-				existed[tkey(t)] = true
-			}
-		}
-	}
-	var deleted []target
-	waiting := o.Wait && dry == apply.DryRunNone
-	found := 0
-	run := func(c cluster.Interface) error {
-		for _, t := range targets {
-			if warnClusterScope && !t.res.Namespaced {
-				printWarning(errOut, "deleting cluster-scoped resources, not scoped to the provided namespace")
-				warnClusterScope = false
-			}
-			if dry != apply.DryRunClient {
-				if waiting {
-					// The uid of what is deleted: a new object of the
-					// same name (the control plane's kube-root-ca.crt)
-					// is not waited for, as kubectl's uid map does.
-					if obj, err := c.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
-						t.uid = objref.UID(obj)
-					}
-				}
-				err := c.Delete(ctx, t.res.GVK, t.namespace, t.name, opts...)
-				if err != nil && cluster.IsNotFound(err) && existed[tkey(t)] && len(deleted) > 0 {
-					err = nil
-				}
-				if err == nil {
-					deleted = append(deleted, t)
-				}
-				if err != nil {
-					if ignoreNotFound && cluster.IsNotFound(err) {
-						continue
-					}
-					if t.source != "" {
-						err = sourceError{verb: "deleting", source: t.source, err: err}
-					}
-					errs = append(errs, err)
-					continue
-				}
-			}
-			found++
-			kindString := objref.KindGroup(t.res.GVK)
-			op := operation
-			if t.res.Namespaced {
-				op = strings.Replace(operation, "deleted", "deleted from "+t.namespace+" namespace", 1)
-			}
-			if o.Output == "name" {
-				fmt.Fprintf(out, "%s/%s\n", kindString, t.name)
-			} else {
-				fmt.Fprintf(out, "%s %q %s\n", kindString, t.name, op)
-			}
-		}
-		return nil
-	}
+	d := o.newDeletion(ctx, sess, out, targets, policy, dry)
 	if b, ok := sess.Cluster.(apply.Batcher); ok && dry == apply.DryRunNone && len(targets) > 1 {
 		// One transaction for all deletions: the errors of single objects
 		// (NotFound, ...) are reported and do not roll back the others.
-		if err := b.Batch(ctx, run); err != nil {
+		if err := b.Batch(ctx, func(c cluster.Interface) error { return d.run(ctx, c) }); err != nil {
 			return fail(errOut, 1, err)
 		}
 	} else {
-		_ = run(sess.Cluster)
+		_ = d.run(ctx, sess.Cluster)
 	}
-	if len(errs) == 0 && found > 0 && waiting {
-		// As kubectl: once every object is deleted, wait until each is
-		// gone (finalizers, a namespace's content, dependents deleted in
-		// the foreground, a pod's termination); the first that is not
-		// gone in time ends the command.
-		if err := o.waitGone(ctx, sess, deleted); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := sess.Close(ctx); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
+	if errs := o.finish(ctx, sess, d); len(errs) > 0 {
 		for _, e := range errs {
 			for _, line := range errorLines(e) {
 				fmt.Fprintln(errOut, line)
@@ -272,10 +146,186 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		}
 		return &ExitError{Code: 1}
 	}
-	if found == 0 && !o.FilenameFlags.given() {
+	if d.found == 0 && !o.FilenameFlags.given() {
 		fmt.Fprintln(out, "No resources found")
 	}
 	return nil
+}
+
+// finish waits, as kubectl, once every object is deleted, until each is
+// gone (finalizers, a namespace's content, dependents deleted in the
+// foreground, a pod's termination), and saves the session. It returns the
+// errors of the deletion, of the first object not gone in time, and of
+// saving.
+func (o *DeleteOptions) finish(ctx context.Context, sess *Session, d *deletion) []error {
+	errs := d.errs
+	if len(errs) == 0 && d.found > 0 && d.waiting {
+		if err := o.waitGone(ctx, sess, d.deleted); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := sess.Close(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// targets resolves the objects of the files, or else those args name.
+func (o *DeleteOptions) targets(ctx context.Context, sess *Session, args []string, fileObjs []manifest.Object) ([]target, error) {
+	if !o.FilenameFlags.given() {
+		return o.argTargets(ctx, sess.Cluster, args)
+	}
+	var targets []target
+	var errs []error
+	for _, obj := range fileObjs {
+		t, err := o.fileTarget(sess.Mapper(), obj.Obj, obj.Source.File)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		targets = append(targets, t)
+	}
+	// As kubectl's builder: objects that cannot be resolved stop the
+	// command before anything is deleted.
+	return targets, errors.Join(errs...)
+}
+
+// deletion is one run of delete over its targets: what it deletes with,
+// and what it deleted, found and failed to delete so far.
+type deletion struct {
+	out       io.Writer
+	errOut    io.Writer
+	outputFmt string
+	targets   []target
+	opts      []cluster.DeleteOption
+	dry       apply.DryRun
+	// operation is the verb printed for each object ("deleted (dry run)").
+	operation        string
+	ignoreNotFound   bool
+	warnClusterScope bool
+	// waiting: the command waits until the deleted objects are gone, so
+	// each one's uid is read before it is deleted.
+	waiting bool
+	// existed are the targets (by deletionKey) after the first that
+	// exist before anything is deleted (see noteExisting).
+	existed map[string]bool
+
+	deleted []target
+	found   int
+	errs    []error
+}
+
+func (o *DeleteOptions) newDeletion(ctx context.Context, sess *Session, out io.Writer, targets []target, policy cluster.Propagation, dry apply.DryRun) *deletion {
+	d := &deletion{
+		out: out, errOut: o.g.ErrOut, outputFmt: o.Output,
+		targets: targets, dry: dry,
+		opts:             []cluster.DeleteOption{policy},
+		operation:        "deleted",
+		ignoreNotFound:   o.IgnoreNotFound,
+		warnClusterScope: o.g.NamespaceSet && !o.AllNamespaces,
+		waiting:          o.Wait && dry == apply.DryRunNone,
+		existed:          map[string]bool{},
+	}
+	if dry == apply.DryRunServer {
+		d.opts = append(d.opts, cluster.DryRunAll)
+	}
+	if o.GracePeriod >= 0 {
+		d.opts = append(d.opts, cluster.GracePeriod(int64(o.GracePeriod)))
+	}
+	if o.GracePeriod == 0 {
+		d.operation = "force deleted"
+	}
+	switch dry {
+	case apply.DryRunClient:
+		d.operation += " (dry run)"
+	case apply.DryRunServer:
+		d.operation += " (server dry run)"
+	}
+	if !o.ignoreNotFoundSet && (o.All || o.Selector != "") {
+		d.ignoreNotFound = true
+	}
+	if dry == apply.DryRunNone && sess.Store != nil && len(targets) > 1 {
+		d.noteExisting(ctx, sess.Cluster)
+	}
+	return d
+}
+
+func deletionKey(t target) string { return t.res.GVK.String() + "/" + t.namespace + "/" + t.name }
+
+// noteExisting records the targets after the first that exist. The
+// embedded cluster deletes a namespace's content, and the dependents of
+// an owner deleted in the background, with it, where a real one's
+// controllers take them away after kubectl has deleted them itself; they
+// were there, so they are reported deleted as kubectl reports them.
+func (d *deletion) noteExisting(ctx context.Context, c cluster.Reader) {
+	for _, t := range d.targets[1:] {
+		if _, err := c.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
+			d.existed[deletionKey(t)] = true
+		}
+	}
+}
+
+// run deletes every target through c, printing a line for each one
+// deleted and keeping the errors.
+func (d *deletion) run(ctx context.Context, c cluster.Interface) error {
+	for _, t := range d.targets {
+		if d.warnClusterScope && !t.res.Namespaced {
+			printWarning(d.errOut, "deleting cluster-scoped resources, not scoped to the provided namespace")
+			d.warnClusterScope = false
+		}
+		if d.dry != apply.DryRunClient {
+			if err := d.deleteOne(ctx, c, t); err != nil {
+				if !(d.ignoreNotFound && cluster.IsNotFound(err)) {
+					d.errs = append(d.errs, err)
+				}
+				continue
+			}
+		}
+		d.found++
+		d.print(t)
+	}
+	return nil
+}
+
+// deleteOne deletes t. An object gone with its namespace or owner earlier
+// in the run counts as deleted.
+func (d *deletion) deleteOne(ctx context.Context, c cluster.Interface, t target) error {
+	if d.waiting {
+		// The uid of what is deleted: a new object of the same name (the
+		// control plane's kube-root-ca.crt) is not waited for, as
+		// kubectl's uid map does.
+		if obj, err := c.Get(ctx, t.res.GVK, t.namespace, t.name); err == nil {
+			t.uid = objref.UID(obj)
+		}
+	}
+	err := c.Delete(ctx, t.res.GVK, t.namespace, t.name, d.opts...)
+	if err != nil && cluster.IsNotFound(err) && d.existed[deletionKey(t)] && len(d.deleted) > 0 {
+		err = nil
+	}
+	switch {
+	case err == nil:
+		d.deleted = append(d.deleted, t)
+		return nil
+	case cluster.IsNotFound(err) && d.ignoreNotFound:
+		return err
+	case t.source != "":
+		return sourceError{verb: "deleting", source: t.source, err: err}
+	}
+	return err
+}
+
+// print is kubectl's line for a deleted object.
+func (d *deletion) print(t target) {
+	kindString := objref.KindGroup(t.res.GVK)
+	if d.outputFmt == "name" {
+		fmt.Fprintf(d.out, "%s/%s\n", kindString, t.name)
+		return
+	}
+	op := d.operation
+	if t.res.Namespaced {
+		op = strings.Replace(op, "deleted", "deleted from "+t.namespace+" namespace", 1)
+	}
+	fmt.Fprintf(d.out, "%s %q %s\n", kindString, t.name, op)
 }
 
 // waitGone waits until every deleted object is gone: not found, or found
