@@ -128,6 +128,23 @@ type listSelectors struct {
 // server refuses is reported as kubectl reports it ("Unable to find ...
 // that match label selector ...").
 func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns string, sel listSelectors) ([]map[string]any, error) {
+	items, _, err := listWithVersion(ctx, c, res, ns, sel)
+	return items, err
+}
+
+// listWithVersion is listRequest that also returns the list's
+// resourceVersion, where a watch starts.
+func listWithVersion(ctx context.Context, c cluster.Reader, res cluster.Resource, ns string, sel listSelectors) ([]map[string]any, string, error) {
+	l, err := c.List(ctx, res.GVK, listOptions(res, ns, sel)...)
+	if err != nil {
+		return nil, "", enhanceListError(err, res, sel)
+	}
+	return l.Items, l.ResourceVersion, nil
+}
+
+// listOptions are the options of a list (or watch) of res in ns (every
+// namespace when "") with sel.
+func listOptions(res cluster.Resource, ns string, sel listSelectors) []cluster.ListOption {
 	var opts []cluster.ListOption
 	if res.Namespaced && ns != "" {
 		opts = append(opts, cluster.InNamespace(ns))
@@ -141,11 +158,7 @@ func listRequest(ctx context.Context, c cluster.Reader, res cluster.Resource, ns
 	if sel.withoutManagedFields {
 		opts = append(opts, cluster.WithoutManagedFields)
 	}
-	l, err := c.List(ctx, res.GVK, opts...)
-	if err != nil {
-		return nil, enhanceListError(err, res, sel)
-	}
-	return l.Items, nil
+	return opts
 }
 
 // enhanceListError adds to a list's BadRequest or NotFound error what was

@@ -125,117 +125,160 @@ func (o *GetOptions) runWatch(ctx context.Context, sess *Session, reqs []resourc
 	if len(reqs) != 1 {
 		return failOne(o.ErrOut, fmt.Errorf("watch is only supported on individual resources and resource collections, but %d resources were found", len(reqs)))
 	}
-	timeout, err := o.watchOpts.timeout()
+	ctx, cancel, err := o.watchContext(ctx, sess)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	defer cancel()
+	wt := watchTarget{res: reqs[0].Resource, names: reqs[0].Names, named: map[string]bool{}, ns: ns,
+		sel: listSelectors{labels: o.Selector, fields: o.FieldSelector}}
+	for _, n := range wt.names {
+		wt.named[n] = true
 	}
-	if d := o.watchOpts.clusterTimeout; d > 0 && sess.Store == nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
+	p, err := o.newWatchPrinter(ctx, sess, wt.res)
+	if err != nil {
+		return failOne(o.ErrOut, err)
 	}
-	res := reqs[0].Resource
-	names := map[string]bool{}
-	for _, n := range reqs[0].Names {
-		names[n] = true
-	}
-	sel := listSelectors{labels: o.Selector, fields: o.FieldSelector}
-	p := &watchPrinter{o: o, res: res, out: o.Out, cols: serverColumns(ctx, sess.Cluster, res)}
-	if !printer.IsTable(o.Output) {
-		op, err := o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
-		if err != nil {
-			return failOne(o.ErrOut, err)
-		}
-		p.obj = op
-	} else {
-		tw := printer.NewTabWriter(o.Out)
-		p.tw, p.w = tw, tw
-		p.popts = printer.Options{Wide: o.Output == "wide", ShowLabels: o.ShowLabels, LabelColumns: o.LabelColumns,
-			WithNamespace: o.AllNamespaces, WithKind: o.ShowKind}
-	}
-
-	list := func(s *Session) ([]map[string]any, string, error) {
-		if len(names) > 0 {
-			var out []map[string]any
-			for _, n := range reqs[0].Names {
-				obj, err := s.Cluster.Get(ctx, res.GVK, o.objectNamespace(res), n)
-				if err != nil {
-					return nil, "", err
-				}
-				out = append(out, obj)
-			}
-			return out, "", nil
-		}
-		if err := checkListSelector(res, sel); err != nil {
-			return nil, "", err
-		}
-		var opts []cluster.ListOption
-		if res.Namespaced && ns != "" {
-			opts = append(opts, cluster.InNamespace(ns))
-		}
-		if sel.labels != "" {
-			opts = append(opts, cluster.MatchingLabels(sel.labels))
-		}
-		if sel.fields != "" {
-			opts = append(opts, cluster.MatchingFields(sel.fields))
-		}
-		l, err := s.Cluster.List(ctx, res.GVK, opts...)
-		if err != nil {
-			return nil, "", enhanceListError(err, res, sel)
-		}
-		return l.Items, l.ResourceVersion, nil
-	}
-	items, rv, err := list(sess)
+	items, rv, err := o.watchList(ctx, sess, wt)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
 	if !o.watchOpts.watchOnly {
-		if p.obj == nil && len(items) > 0 {
-			// The first table, with its header, as one flush.
-			popts := p.popts
-			popts.Now = sess.now()
-			popts.NoHeaders = o.NoHeaders
-			popts.ServerColumns = p.cols
-			t := printer.NewTable(res, items, popts)
-			if o.watchOpts.outputEvents {
-				t.Columns = append([]printer.Column{{Name: "Event"}}, t.Columns...)
-				for i := range t.Rows {
-					t.Rows[i].Cells = append([]string{"ADDED"}, t.Rows[i].Cells...)
-				}
-			}
-			_ = t.Write(p.w, popts)
-			_ = p.tw.Flush()
-			p.headers = true
-		} else {
-			for _, it := range items {
-				if err := p.print(it, "ADDED", sess.now()); err != nil {
-					return failOne(o.ErrOut, err)
-				}
-			}
+		if err := p.printInitial(items, sess.now()); err != nil {
+			return failOne(o.ErrOut, err)
 		}
 	}
 	if sess.Store == nil {
-		return o.watchReal(ctx, sess, res, ns, sel, names, rv, p)
+		return o.watchReal(ctx, sess, wt.res, ns, wt.sel, wt.named, rv, p)
 	}
 	if d := o.watchOpts.clusterTimeout; d > 0 {
 		if sess.Clock != nil && sess.Clock.Mode() == clock.Manual {
-			return o.fastForward(ctx, sess, res, ns, sel, names, items, p, d)
+			return o.fastForward(ctx, sess, wt.res, ns, wt.sel, wt.named, items, p, d)
 		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	// The embedded cluster: release it, and poll.
+	return o.pollEmbedded(ctx, sess, wt, items, p)
+}
+
+// watchTarget is what get -w follows: the objects of one kind, named or
+// selected.
+type watchTarget struct {
+	res cluster.Resource
+	// names are the objects named, in order; named is the same as a set.
+	names []string
+	named map[string]bool
+	ns    string
+	sel   listSelectors
+}
+
+// watchContext is ctx ended by --request-timeout and, on a real cluster,
+// by --timeout.
+func (o *GetOptions) watchContext(ctx context.Context, sess *Session) (context.Context, context.CancelFunc, error) {
+	timeout, err := o.watchOpts.timeout()
+	if err != nil {
+		return ctx, func() {}, err
+	}
+	var cancels []context.CancelFunc
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		cancels = append(cancels, cancel)
+	}
+	if d := o.watchOpts.clusterTimeout; d > 0 && sess.Store == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		cancels = append(cancels, cancel)
+	}
+	return ctx, func() {
+		for _, c := range cancels {
+			c()
+		}
+	}, nil
+}
+
+// newWatchPrinter prints res's objects in -o's format or as table rows.
+func (o *GetOptions) newWatchPrinter(ctx context.Context, sess *Session, res cluster.Resource) (*watchPrinter, error) {
+	p := &watchPrinter{o: o, res: res, out: o.Out, cols: serverColumns(ctx, sess.Cluster, res)}
+	if !printer.IsTable(o.Output) {
+		op, err := o.PrintFlags.ToPrinter(printer.GetFormats(), o.NoHeaders, "")
+		if err != nil {
+			return nil, err
+		}
+		p.obj = op
+		return p, nil
+	}
+	tw := printer.NewTabWriter(o.Out)
+	p.tw, p.w = tw, tw
+	p.popts = printer.Options{Wide: o.Output == "wide", ShowLabels: o.ShowLabels, LabelColumns: o.LabelColumns,
+		WithNamespace: o.AllNamespaces, WithKind: o.ShowKind}
+	return p, nil
+}
+
+// watchList reads the objects wt names, or lists those it selects with
+// the list's resourceVersion.
+func (o *GetOptions) watchList(ctx context.Context, s *Session, wt watchTarget) ([]map[string]any, string, error) {
+	if len(wt.names) > 0 {
+		var out []map[string]any
+		for _, n := range wt.names {
+			obj, err := s.Cluster.Get(ctx, wt.res.GVK, o.objectNamespace(wt.res), n)
+			if err != nil {
+				return nil, "", err
+			}
+			out = append(out, obj)
+		}
+		return out, "", nil
+	}
+	if err := checkListSelector(wt.res, wt.sel); err != nil {
+		return nil, "", err
+	}
+	return listWithVersion(ctx, s.Cluster, wt.res, wt.ns, wt.sel)
+}
+
+// printInitial prints the objects found when the watch starts: a table
+// with its header, as one flush, or each object as an ADDED event.
+func (p *watchPrinter) printInitial(items []map[string]any, now time.Time) error {
+	if p.obj != nil || len(items) == 0 {
+		for _, it := range items {
+			if err := p.print(it, "ADDED", now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	popts := p.popts
+	popts.Now = now
+	popts.NoHeaders = p.o.NoHeaders
+	popts.ServerColumns = p.cols
+	t := printer.NewTable(p.res, items, popts)
+	if p.o.watchOpts.outputEvents {
+		t.Columns = append([]printer.Column{{Name: "Event"}}, t.Columns...)
+		for i := range t.Rows {
+			t.Rows[i].Cells = append([]string{"ADDED"}, t.Rows[i].Cells...)
+		}
+	}
+	_ = t.Write(p.w, popts)
+	_ = p.tw.Flush()
+	p.headers = true
+	return nil
+}
+
+// pollEmbedded releases the embedded cluster and then, every poll
+// interval, opens it, lists wt and prints what changed since items.
+func (o *GetOptions) pollEmbedded(ctx context.Context, sess *Session, wt watchTarget, items []map[string]any, p *watchPrinter) error {
 	seen := map[string]map[string]any{}
 	for _, it := range items {
 		seen[objectKey(it)] = it
 	}
 	if err := sess.Close(ctx); err != nil {
+		return failOne(o.ErrOut, err)
+	}
+	// ended reports err, unless the watch ended meanwhile.
+	ended := func(err error) error {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return failOne(o.ErrOut, err)
 	}
 	for {
@@ -246,51 +289,19 @@ func (o *GetOptions) runWatch(ctx context.Context, sess *Session, reqs []resourc
 		}
 		s, err := o.openResourceSession(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return failOne(o.ErrOut, err)
+			return ended(err)
 		}
 		now := s.now()
-		items, _, err := list(s)
+		items, _, err := o.watchList(ctx, s, wt)
 		closeErr := s.Close(context.WithoutCancel(ctx))
-		if err != nil && !(len(names) > 0 && cluster.IsNotFound(err)) {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return failOne(o.ErrOut, err)
+		if err != nil && !(len(wt.names) > 0 && cluster.IsNotFound(err)) {
+			return ended(err)
 		}
 		if closeErr != nil {
 			return failOne(o.ErrOut, closeErr)
 		}
-		type change struct {
-			obj   map[string]any
-			event string
-		}
-		var changes []change
-		current := map[string]map[string]any{}
-		for _, it := range items {
-			k := objectKey(it)
-			current[k] = it
-			prev, ok := seen[k]
-			switch {
-			case !ok:
-				changes = append(changes, change{it, "ADDED"})
-			case printer.Str(prev, "metadata", "resourceVersion") != printer.Str(it, "metadata", "resourceVersion"):
-				changes = append(changes, change{it, "MODIFIED"})
-			}
-		}
-		var gone []change
-		for k, prev := range seen {
-			if _, ok := current[k]; !ok {
-				gone = append(gone, change{prev, "DELETED"})
-			}
-		}
-		sort.SliceStable(changes, func(i, j int) bool {
-			return resourceVersionOf(changes[i].obj) < resourceVersionOf(changes[j].obj)
-		})
-		sort.Slice(gone, func(i, j int) bool { return objectKey(gone[i].obj) < objectKey(gone[j].obj) })
-		for _, c := range append(changes, gone...) {
+		changes, current := watchChanges(seen, items)
+		for _, c := range changes {
 			if err := p.print(c.obj, c.event, now); err != nil {
 				return failOne(o.ErrOut, err)
 			}
@@ -299,19 +310,45 @@ func (o *GetOptions) runWatch(ctx context.Context, sess *Session, reqs []resourc
 	}
 }
 
+// watchChange is one event of a polled watch.
+type watchChange struct {
+	obj   map[string]any
+	event string
+}
+
+// watchChanges compares the objects of a poll with those seen before (by
+// objectKey): the objects added or modified, in the order of their
+// writes, then those deleted, in key order. current is items by key.
+func watchChanges(seen map[string]map[string]any, items []map[string]any) (changes []watchChange, current map[string]map[string]any) {
+	current = map[string]map[string]any{}
+	for _, it := range items {
+		k := objectKey(it)
+		current[k] = it
+		prev, ok := seen[k]
+		switch {
+		case !ok:
+			changes = append(changes, watchChange{it, "ADDED"})
+		case printer.Str(prev, "metadata", "resourceVersion") != printer.Str(it, "metadata", "resourceVersion"):
+			changes = append(changes, watchChange{it, "MODIFIED"})
+		}
+	}
+	var gone []watchChange
+	for k, prev := range seen {
+		if _, ok := current[k]; !ok {
+			gone = append(gone, watchChange{prev, "DELETED"})
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool {
+		return resourceVersionOf(changes[i].obj) < resourceVersionOf(changes[j].obj)
+	})
+	sort.Slice(gone, func(i, j int) bool { return objectKey(gone[i].obj) < objectKey(gone[j].obj) })
+	return append(changes, gone...), current
+}
+
 // watchReal follows a real cluster's watch from resourceVersion rv.
 func (o *GetOptions) watchReal(ctx context.Context, sess *Session, res cluster.Resource, ns string, sel listSelectors,
 	names map[string]bool, rv string, p *watchPrinter) error {
-	opts := []cluster.ListOption{fromResourceVersion(rv)}
-	if res.Namespaced && ns != "" {
-		opts = append(opts, cluster.InNamespace(ns))
-	}
-	if sel.labels != "" {
-		opts = append(opts, cluster.MatchingLabels(sel.labels))
-	}
-	if sel.fields != "" {
-		opts = append(opts, cluster.MatchingFields(sel.fields))
-	}
+	opts := append([]cluster.ListOption{fromResourceVersion(rv)}, listOptions(res, ns, sel)...)
 	w, err := sess.Cluster.Watch(ctx, res.GVK, opts...)
 	if err != nil {
 		return failOne(o.ErrOut, err)

@@ -22,19 +22,9 @@ func (o *GetOptions) fastForward(ctx context.Context, sess *Session, res cluster
 	if r == nil {
 		return failOne(o.ErrOut, errors.New("--timeout on a manual clock needs the embedded cluster's simulation"))
 	}
-	var opts []cluster.ListOption
-	if res.Namespaced && ns != "" {
-		opts = append(opts, cluster.InNamespace(ns))
-	}
-	if sel.labels != "" {
-		opts = append(opts, cluster.MatchingLabels(sel.labels))
-	}
-	if sel.fields != "" {
-		opts = append(opts, cluster.MatchingFields(sel.fields))
-	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	watcher, err := sess.Cluster.Watch(wctx, res.GVK, opts...)
+	watcher, err := sess.Cluster.Watch(wctx, res.GVK, listOptions(res, ns, sel)...)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
