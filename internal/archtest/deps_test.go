@@ -160,3 +160,20 @@ func TestNoReferenceInProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIGenerators keeps the generators of the CLI's create commands
+// (internal/cli/generate) functions from options to objects: they import
+// no package of this module (the commands import them, never the other
+// way) and no flag library.
+func TestCLIGenerators(t *testing.T) {
+	pkg := module + "/internal/cli/generate"
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if (strings.HasPrefix(dep, module+"/") && dep != pkg) || strings.HasPrefix(dep, "github.com/spf13/") {
+			t.Errorf("internal/cli/generate depends on %s", dep)
+		}
+	}
+}

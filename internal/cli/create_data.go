@@ -3,10 +3,10 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -14,67 +14,39 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/konverge/konverge/internal/cli/generate"
 )
 
 // The generators of namespaces, service accounts, config maps and generic
 // secrets (kubectl create namespace|serviceaccount|configmap|secret
-// generic).
+// generic), and the reading of their data sources.
 
 func newCreateNamespaceCmd(g *Globals) *cobra.Command {
-	f := &generatorFlags{g: g}
-	cmd := &cobra.Command{
-		Use:     "namespace NAME [--dry-run=server|client|none]",
-		Aliases: []string{"ns"},
-		Short:   "Create a namespace",
-		Example: "  # Create a new namespace named my-namespace\n  konverge create namespace my-namespace",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			g.complete(cmd)
-			name, err := f.oneName(args)
-			if err != nil {
-				return failOne(g.ErrOut, err)
-			}
-			ns := &corev1.Namespace{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-				ObjectMeta: metav1.ObjectMeta{Name: name},
-			}
-			return f.create(cmd.Context(), ns, nil)
+	return newGeneratorCmd(g, generator{
+		use:     "namespace NAME [--dry-run=server|client|none]",
+		aliases: []string{"ns"},
+		short:   "Create a namespace",
+		example: "  # Create a new namespace named my-namespace\n  konverge create namespace my-namespace",
+		build: func(_ context.Context, _ *generatorFlags, name string, _ []string) (runtime.Object, error) {
+			return generate.Namespace(name), nil
 		},
-	}
-	f.addFlags(cmd, managerCreate)
-	return cmd
+	})
 }
 
 func newCreateServiceAccountCmd(g *Globals) *cobra.Command {
-	f := &generatorFlags{g: g}
-	cmd := &cobra.Command{
-		Use:     "serviceaccount NAME [--dry-run=server|client|none]",
-		Aliases: []string{"sa"},
-		Short:   "Create a service account",
-		Example: "  # Create a new service account named my-service-account\n  konverge create serviceaccount my-service-account",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			g.complete(cmd)
-			name, err := f.oneName(args)
-			if err != nil {
-				return failOne(g.ErrOut, err)
-			}
-			sa := &corev1.ServiceAccount{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.namespace()},
-			}
-			return f.create(cmd.Context(), sa, wrapError("failed to create serviceaccount: %v"))
+	return newGeneratorCmd(g, generator{
+		use:     "serviceaccount NAME [--dry-run=server|client|none]",
+		aliases: []string{"sa"},
+		short:   "Create a service account",
+		example: "  # Create a new service account named my-service-account\n  konverge create serviceaccount my-service-account",
+		failure: "failed to create serviceaccount: %v",
+		build: func(_ context.Context, f *generatorFlags, name string, _ []string) (runtime.Object, error) {
+			return generate.ServiceAccount(name, f.namespace()), nil
 		},
-	}
-	f.addFlags(cmd, managerCreate)
-	return cmd
-}
-
-// wrapError returns a wrapper of the cluster's error in a generator's
-// message, as kubectl prints it (the API error's text, without
-// "Error from server").
-func wrapError(format string) func(error) error {
-	return func(err error) error { return fmt.Errorf(format, err) }
+	})
 }
 
 // dataSources are the --from-file, --from-literal and --from-env-file
@@ -103,35 +75,6 @@ func (d *dataSources) validate() error {
 	return nil
 }
 
-// parseLiteralSource reads "key=value" as kubectl does.
-func parseLiteralSource(source string) (key, value string, err error) {
-	if strings.Index(source, "=") == 0 {
-		return "", "", fmt.Errorf("invalid literal source %v, expected key=value", source)
-	}
-	k, v, ok := strings.Cut(source, "=")
-	if !ok {
-		return "", "", fmt.Errorf("invalid literal source %v, expected key=value", source)
-	}
-	return k, v, nil
-}
-
-// parseFileSource reads "[key=]path" as kubectl does.
-func parseFileSource(source string) (key, file string, err error) {
-	n := strings.Count(source, "=")
-	switch {
-	case n == 0:
-		return path.Base(filepath.ToSlash(source)), source, nil
-	case n == 1 && strings.HasPrefix(source, "="):
-		return "", "", fmt.Errorf("key name for file path %v missing", strings.TrimPrefix(source, "="))
-	case n == 1 && strings.HasSuffix(source, "="):
-		return "", "", fmt.Errorf("file path for key name %v missing", strings.TrimSuffix(source, "="))
-	case n > 1:
-		return "", "", errors.New("key names or file paths cannot contain '='")
-	}
-	k, f, _ := strings.Cut(source, "=")
-	return k, f, nil
-}
-
 // statSource stats a file source with kubectl's message.
 func statSource(p string) (os.FileInfo, error) {
 	info, err := os.Stat(p)
@@ -150,7 +93,7 @@ func statSource(p string) (os.FileInfo, error) {
 func (d *dataSources) readSources(literalsFirst bool, envWhat string, addFile func(key, path string) error, add func(key, value string) error) error {
 	literals := func() error {
 		for _, s := range d.literals {
-			k, v, err := parseLiteralSource(s)
+			k, v, err := generate.ParseLiteralSource(s)
 			if err != nil {
 				return err
 			}
@@ -162,7 +105,7 @@ func (d *dataSources) readSources(literalsFirst bool, envWhat string, addFile fu
 	}
 	files := func() error {
 		for _, s := range d.files {
-			k, p, err := parseFileSource(s)
+			k, p, err := generate.ParseFileSource(s)
 			if err != nil {
 				return err
 			}
@@ -257,81 +200,41 @@ func addFromEnvFile(p string, add func(key, value string) error) error {
 }
 
 func newCreateConfigMapCmd(g *Globals) *cobra.Command {
-	f := &generatorFlags{g: g}
 	var d dataSources
-	cmd := &cobra.Command{
-		Use:     "configmap NAME [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
-		Aliases: []string{"cm"},
-		Short:   "Create a config map from files, directories or literal values",
-		Example: `  # A config map settings with two keys given on the command line
+	return newGeneratorCmd(g, generator{
+		use:     "configmap NAME [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
+		aliases: []string{"cm"},
+		short:   "Create a config map from files, directories or literal values",
+		example: `  # A config map settings with two keys given on the command line
   konverge create configmap settings --from-literal=mode=fast --from-literal=level=3
 
   # One key per file of a directory
   konverge create configmap settings --from-file=conf/`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			g.complete(cmd)
-			name, err := f.oneName(args)
-			if err != nil {
-				return failOne(g.ErrOut, err)
-			}
+		failure: "failed to create configmap: %v",
+		flags:   func(cmd *cobra.Command) { d.addFlags(cmd, "configmap") },
+		build: func(_ context.Context, f *generatorFlags, name string, _ []string) (runtime.Object, error) {
 			if err := d.validate(); err != nil {
-				return failOne(g.ErrOut, err)
+				return nil, err
 			}
-			cm := &corev1.ConfigMap{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.namespace()},
-				Data:       map[string]string{},
-				BinaryData: map[string][]byte{},
-			}
-			check := func(key string) error {
-				if errs := validation.IsConfigMapKey(key); len(errs) > 0 {
-					return fmt.Errorf("%q is not a valid key name for a ConfigMap: %s", key, strings.Join(errs, ","))
-				}
-				if _, ok := cm.Data[key]; ok {
-					return fmt.Errorf("cannot add key %q, another key by that name already exists in Data for ConfigMap %q", key, cm.Name)
-				}
-				if _, ok := cm.BinaryData[key]; ok {
-					return fmt.Errorf("cannot add key %q, another key by that name already exists in BinaryData for ConfigMap %q", key, cm.Name)
-				}
-				return nil
-			}
-			add := func(key, value string) error {
-				if err := check(key); err != nil {
-					return err
-				}
-				cm.Data[key] = value
-				return nil
-			}
+			cm := generate.NewConfigMap(name, f.namespace())
 			addFile := func(key, p string) error {
 				data, err := os.ReadFile(p)
 				if err != nil {
 					return err
 				}
-				if utf8.Valid(data) {
-					return add(key, string(data))
-				}
-				if err := check(key); err != nil {
-					return err
-				}
-				cm.BinaryData[key] = data
-				return nil
+				return cm.AddFile(key, data)
 			}
-			if err := d.readSources(false, "config", addFile, add); err != nil {
-				return failOne(g.ErrOut, err)
+			if err := d.readSources(false, "config", addFile, cm.Add); err != nil {
+				return nil, err
 			}
 			if d.appendHash {
-				h, err := configMapHash(cm)
-				if err != nil {
-					return failOne(g.ErrOut, err)
+				if err := cm.AppendHash(); err != nil {
+					return nil, err
 				}
-				cm.Name += "-" + h
 			}
-			return f.create(cmd.Context(), cm, wrapError("failed to create configmap: %v"))
+			return cm.ConfigMap, nil
 		},
-	}
-	f.addFlags(cmd, managerCreate)
-	d.addFlags(cmd, "configmap")
-	return cmd
+	})
 }
 
 func newCreateSecretCmd(g *Globals) *cobra.Command {
@@ -345,72 +248,46 @@ func newCreateSecretCmd(g *Globals) *cobra.Command {
 	return cmd
 }
 
-// secretWithData is a new Secret to which keys are added with kubectl's
-// checks.
-type secretWithData struct{ s *corev1.Secret }
-
-func newSecret(name, namespace string, typ corev1.SecretType) secretWithData {
-	return secretWithData{&corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Type:       typ,
-		Data:       map[string][]byte{},
-	}}
-}
-
-func (s secretWithData) add(key string, data []byte) error {
-	if errs := validation.IsConfigMapKey(key); len(errs) != 0 {
-		return fmt.Errorf("%q is not valid key name for a Secret %s", key, strings.Join(errs, ";"))
+// addSecretSources adds the data of d's sources to s, literals first as
+// kubectl does for secrets.
+func addSecretSources(d *dataSources, s generate.Secret) error {
+	addFile := func(k, p string) error {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return s.Add(k, data)
 	}
-	if _, ok := s.s.Data[key]; ok {
-		return fmt.Errorf("cannot add key %s, another key by that name already exists", key)
-	}
-	s.s.Data[key] = data
-	return nil
+	return d.readSources(true, "secret", addFile, func(k, v string) error { return s.Add(k, []byte(v)) })
 }
 
 func newCreateSecretGenericCmd(g *Globals) *cobra.Command {
-	f := &generatorFlags{g: g}
 	var d dataSources
 	var typ string
-	cmd := &cobra.Command{
-		Use:   "generic NAME [--type=string] [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
-		Short: "Create a secret from files, directories or literal values",
-		Example: `  # A secret db with a user and a password given on the command line
+	return newGeneratorCmd(g, generator{
+		use:   "generic NAME [--type=string] [--from-file=[key=]source] [--from-literal=key1=value1] [--dry-run=server|client|none]",
+		short: "Create a secret from files, directories or literal values",
+		example: `  # A secret db with a user and a password given on the command line
   konverge create secret generic db --from-literal=user=app --from-literal=password=s3cret`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			g.complete(cmd)
-			name, err := f.oneName(args)
-			if err != nil {
-				return failOne(g.ErrOut, err)
-			}
+		failure: "failed to create secret %v",
+		flags: func(cmd *cobra.Command) {
+			d.addFlags(cmd, "secret")
+			cmd.Flags().StringVar(&typ, "type", "", "The secret's type field (Opaque when not given)")
+		},
+		build: func(_ context.Context, f *generatorFlags, name string, _ []string) (runtime.Object, error) {
 			if err := d.validate(); err != nil {
-				return failOne(g.ErrOut, err)
+				return nil, err
 			}
-			s := newSecret(name, f.namespace(), corev1.SecretType(typ))
-			add := func(k, v string) error { return s.add(k, []byte(v)) }
-			addFile := func(k, p string) error {
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				return s.add(k, data)
-			}
-			if err := d.readSources(true, "secret", addFile, add); err != nil {
-				return failOne(g.ErrOut, err)
+			s := generate.NewSecret(name, f.namespace(), corev1.SecretType(typ))
+			if err := addSecretSources(&d, s); err != nil {
+				return nil, err
 			}
 			if d.appendHash {
-				h, err := secretHash(s.s)
-				if err != nil {
-					return failOne(g.ErrOut, err)
+				if err := s.AppendHash(); err != nil {
+					return nil, err
 				}
-				s.s.Name += "-" + h
 			}
-			return f.create(cmd.Context(), s.s, wrapError("failed to create secret %v"))
+			return s.Secret, nil
 		},
-	}
-	f.addFlags(cmd, managerCreate)
-	d.addFlags(cmd, "secret")
-	cmd.Flags().StringVar(&typ, "type", "", "The secret's type field (Opaque when not given)")
-	return cmd
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -267,7 +268,7 @@ func envFrom(ctx context.Context, s *setFlags, from string, keys []string) ([]en
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			if len(keys) > 0 && !containsString(keys, k) {
+			if len(keys) > 0 && !slices.Contains(keys, k) {
 				continue
 			}
 			name := strings.ToUpper(validEnvName.ReplaceAllString(k, "_"))
