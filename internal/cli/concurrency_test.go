@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -14,18 +15,46 @@ import (
 
 var configMapGVK = schema.GVK{Version: "v1", Kind: "ConfigMap"}
 
-// buildKonverge builds the konverge binary into a temporary directory.
+// built is the konverge binary that the tests running it share: the
+// first to need it builds it (two parallel builds of one binary cost
+// twice the CPU), the last to finish removes it.
+var built struct {
+	sync.Mutex
+	dir   string
+	users int
+}
+
+// buildKonverge returns the konverge binary, built into a temporary
+// directory.
 func buildKonverge(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the konverge binary; skipped with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "konverge")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/konverge/konverge/cmd/konverge")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.Lock()
+	defer built.Unlock()
+	if built.dir == "" {
+		dir, err := os.MkdirTemp("", "konverge-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "konverge"), "github.com/konverge/konverge/cmd/konverge")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		built.dir = dir
 	}
-	return bin
+	built.users++
+	t.Cleanup(func() {
+		built.Lock()
+		defer built.Unlock()
+		if built.users--; built.users == 0 {
+			os.RemoveAll(built.dir)
+			built.dir = ""
+		}
+	})
+	return filepath.Join(built.dir, "konverge")
 }
 
 func configMapYAML(name, key, value string) string {
