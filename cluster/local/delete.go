@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local/internal/jsonobj"
+	"github.com/konverge/konverge/cluster/local/internal/strategy"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -68,7 +70,7 @@ func (t *txn) deleteObject(k objKey, rec *record, policy cluster.Propagation, gr
 		case containsString(fs, finalizerForeground):
 			policy = cluster.Foreground
 		default:
-			policy = defaultPropagation(k.gk)
+			policy = strategy.DefaultPropagation(jsonobj.GroupKind(k.gk))
 		}
 	}
 	fs = withoutFinalizer(withoutFinalizer(fs, finalizerOrphan), finalizerForeground)

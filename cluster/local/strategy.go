@@ -6,16 +6,14 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/cluster"
-	"github.com/konverge/konverge/cluster/local/internal/podres"
-	"github.com/konverge/konverge/defaults"
+	"github.com/konverge/konverge/cluster/local/internal/jsonobj"
+	"github.com/konverge/konverge/cluster/local/internal/strategy"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
-	"github.com/konverge/konverge/validate"
-	"github.com/konverge/konverge/value"
 )
 
-// The per-kind rules of kube-apiserver's registry strategies
-// (k8s.io/kubernetes pkg/registry/*/strategy.go), as data.
+// The registry's side of the per-kind strategies (package
+// internal/strategy), and field selectors.
 
 var (
 	namespaceGK = groupKind{"", "Namespace"}
@@ -35,191 +33,26 @@ const (
 	finalizerOrphan     = "orphan"
 	finalizerForeground = "foregroundDeletion"
 	finalizerCRDCleanup = "customresourcecleanup.apiextensions.k8s.io"
-	finalizerNamespace  = "kubernetes" // in a Namespace's spec.finalizers
+	finalizerNamespace  = strategy.NamespaceFinalizer // in a Namespace's spec.finalizers
 )
 
-// generationRule says how a kind's metadata.generation moves: set to 1 on
-// create and bumped on every update that changes the object outside
-// metadata and status (its spec, or template, webhooks...). Deployments
-// also bump on annotation changes (they are copied to ReplicaSets), and
-// EndpointSlices on label changes. Kinds not in the table keep whatever
-// generation the client sent on create, and it never moves.
-type generationRule struct {
-	annotations, labels bool
-	// status: changes of status count too (custom resources without a
-	// status subresource).
-	status bool
-	// never: set to 1 on create, then not bumped.
-	never bool
+// generationRuleFor returns the generation rule of a kind (see
+// strategy.GenerationOf).
+func (t *txn) generationRuleFor(res cluster.Resource) (strategy.Generation, bool) {
+	_, custom := t.api.crds[gkOf(res)]
+	return strategy.GenerationOf(jsonobj.GroupKind(gkOf(res)), custom, res.Status)
 }
 
-var generationRules = map[groupKind]generationRule{
-	{"apps", "Deployment"}:                     {annotations: true},
-	{"apps", "ReplicaSet"}:                     {},
-	{"apps", "StatefulSet"}:                    {},
-	{"apps", "DaemonSet"}:                      {},
-	{"batch", "Job"}:                           {},
-	{"batch", "CronJob"}:                       {},
-	{"", "Pod"}:                                {},
-	{"", "PodTemplate"}:                        {},
-	{"", "ReplicationController"}:              {},
-	{"autoscaling", "HorizontalPodAutoscaler"}: {},
-	{"policy", "PodDisruptionBudget"}:          {},
-	{"networking.k8s.io", "Ingress"}:           {},
-	{"networking.k8s.io", "IngressClass"}:      {},
-	{"networking.k8s.io", "NetworkPolicy"}:     {},
-	{"discovery.k8s.io", "EndpointSlice"}:      {labels: true},
-	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:     {},
-	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}:   {},
-	{"admissionregistration.k8s.io", "ValidatingAdmissionPolicy"}:        {},
-	{"admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"}: {},
-	{"admissionregistration.k8s.io", "MutatingAdmissionPolicy"}:          {},
-	{"admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"}:   {},
-	{"flowcontrol.apiserver.k8s.io", "FlowSchema"}:                       {},
-	{"flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"}:       {},
-	{"resource.k8s.io", "DeviceClass"}:                                   {},
-	{"resource.k8s.io", "DeviceTaintRule"}:                               {},
-	{"resource.k8s.io", "ResourceSlice"}:                                 {},
-	{"scheduling.k8s.io", "PriorityClass"}:                               {never: true},
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}:                 {},
-}
-
-// generationRuleFor returns the rule of a kind; custom resources all have
-// generations, and without a status subresource their status is spec too.
-func (t *txn) generationRuleFor(res cluster.Resource) (generationRule, bool) {
-	gk := gkOf(res)
-	if r, ok := generationRules[gk]; ok {
-		return r, true
-	}
-	if _, ok := t.api.crds[gk]; ok {
-		return generationRule{status: !res.Status}, true
-	}
-	return generationRule{}, false
-}
-
-// specChanged reports whether an update changes what bumps the generation.
-func specChanged(rule generationRule, obj, old map[string]any) bool {
-	skip := func(field string) bool { return field == "metadata" || (field == "status" && !rule.status) }
-	for k, v := range obj {
-		if skip(k) {
-			continue
-		}
-		if ov, ok := old[k]; !ok || !value.Equal(v, ov) {
-			return true
-		}
-	}
-	for k := range old {
-		if _, ok := obj[k]; !ok && !skip(k) {
-			return true
-		}
-	}
-	md, _ := obj["metadata"].(map[string]any)
-	omd, _ := old["metadata"].(map[string]any)
-	if rule.annotations && !value.Equal(emptyAsNil(md["annotations"]), emptyAsNil(omd["annotations"])) {
-		return true
-	}
-	if rule.labels && !value.Equal(emptyAsNil(md["labels"]), emptyAsNil(omd["labels"])) {
-		return true
-	}
-	return false
-}
-
-func emptyAsNil(v any) any {
-	if m, ok := v.(map[string]any); ok && len(m) == 0 {
-		return nil
-	}
-	return v
-}
-
-// prepareForCreate resets what clients may not set on create, per kind
-// (the strategies' PrepareForCreate): status for kinds with a status
-// subresource, and the initial status some kinds start with.
+// prepareForCreate is the kind's strategy on create (see
+// strategy.PrepareForCreate).
 func (t *txn) prepareForCreate(res cluster.Resource, obj map[string]any, noLabels bool) {
-	gk := groupKind{res.GVK.Group, res.GVK.Kind}
-	if _, custom := t.api.crds[gk]; custom {
-		if res.Status {
-			delete(obj, "status")
-			// kube-apiserver defaults what it reads from storage: the
-			// defaults the schema declares for status (a Gateway's
-			// "Waiting for controller" conditions) are in the object
-			// from the first read on.
-			if v := t.crdVersion(res); v != nil && v.schema != nil {
-				_ = defaults.ApplyCustomResource(obj, v.schema)
-			}
-		}
-		return
-	}
-	switch gk {
-	case namespaceGK:
-		obj["status"] = map[string]any{"phase": "Active"}
-		spec, _ := obj["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-			obj["spec"] = spec
-		}
-		fs, _ := spec["finalizers"].([]any)
-		if !containsAny(fs, finalizerNamespace) {
-			spec["finalizers"] = append(fs, finalizerNamespace)
-		}
-	case podGK:
-		obj["status"] = map[string]any{"phase": "Pending", "qosClass": podres.QOSClass(obj)}
-	case groupKind{"", "Node"}:
-		// kubelets register nodes with their status.
-	case groupKind{"", "PersistentVolume"}:
-		obj["status"] = map[string]any{"phase": "Pending", "lastPhaseTransitionTime": t.now()}
-	case groupKind{"", "PersistentVolumeClaim"}:
-		obj["status"] = map[string]any{"phase": "Pending"}
-	case groupKind{"", "Service"}:
-		obj["status"] = map[string]any{"loadBalancer": map[string]any{}}
-	case crdGK:
-		obj["status"] = map[string]any{}
-	case groupKind{"batch", "Job"}:
-		generateJobSelector(obj, noLabels)
-		obj["status"] = map[string]any{}
-	case groupKind{"apps", "DaemonSet"}:
-		child(metadata(obj), "annotations")[daemonSetTemplateGeneration] = "1"
-		obj["status"] = zeroStatus(res)
-	default:
-		if res.Status {
-			obj["status"] = zeroStatus(res)
+	c := strategy.Create{NoLabels: noLabels, Now: t.now()}
+	if _, c.Custom = t.api.crds[gkOf(res)]; c.Custom {
+		if v := t.crdVersion(res); v != nil {
+			c.Schema = v.schema
 		}
 	}
-}
-
-// zeroStatus is the status a kind's strategy resets on create: its Go
-// type's zero value.
-func zeroStatus(res cluster.Resource) map[string]any {
-	if st, ok := defaults.ZeroStatus(res.GVK.APIVersion(), res.GVK.Kind); ok {
-		return st
-	}
-	return map[string]any{}
-}
-
-// daemonSetTemplateGeneration is the annotation in which apps/v1 keeps a
-// DaemonSet's spec.templateGeneration: 1 on create, one more on every
-// update that changes the pod template.
-const daemonSetTemplateGeneration = "deprecated.daemonset.template.generation"
-
-// prepareDaemonSetUpdate carries the template generation over, one more
-// when the template changes.
-func prepareDaemonSetUpdate(obj, old map[string]any) {
-	var gen int64
-	if a, ok := metaMap(old, "annotations")[daemonSetTemplateGeneration].(string); ok {
-		gen, _ = strconv.ParseInt(a, 10, 64)
-	}
-	spec, _ := obj["spec"].(map[string]any)
-	ospec, _ := old["spec"].(map[string]any)
-	if !value.Equal(spec["template"], ospec["template"]) {
-		gen++
-	}
-	child(metadata(obj), "annotations")[daemonSetTemplateGeneration] = strconv.FormatInt(gen, 10)
-}
-
-// generateJobSelector labels a Job's pod template with the Job's name and
-// uid and selects its pods by the uid, unless spec.manualSelector is set
-// (validate.GenerateJobSelector, which apply's plans run too).
-func generateJobSelector(job map[string]any, noLabels bool) {
-	validate.GenerateJobSelector(job, noLabels)
+	strategy.PrepareForCreate(res, obj, c)
 }
 
 func containsAny(list []any, s string) bool {
@@ -229,17 +62,6 @@ func containsAny(list []any, s string) bool {
 		}
 	}
 	return false
-}
-
-// defaultPropagation is a kind's deletion propagation when neither the
-// request nor the object's finalizers choose one: orphan for the kinds
-// whose v1 API promised it.
-func defaultPropagation(gk groupKind) cluster.Propagation {
-	switch gk {
-	case groupKind{"", "ReplicationController"}, groupKind{"batch", "Job"}:
-		return cluster.Orphan
-	}
-	return cluster.Background
 }
 
 // fieldSelectors lists, per kind, the fields a field selector may name
@@ -398,78 +220,4 @@ func fieldValue(obj map[string]any, path, absent string) string {
 		return absent
 	}
 	return absent
-}
-
-// dropTypeDependentFields is the Service strategy's cleanup when an
-// update changes the type: what the old type needed and the new one does
-// not goes, unless the update changed it (cluster IPs for ExternalName,
-// node ports below NodePort, the health check port, the load balancer's
-// settings, the external traffic policy), and only LoadBalancers keep a
-// load balancer status.
-func dropTypeDependentFields(svc, old map[string]any) {
-	spec, _ := svc["spec"].(map[string]any)
-	ospec, _ := old["spec"].(map[string]any)
-	if spec == nil || ospec == nil {
-		return
-	}
-	typ, otyp := str(spec, "type"), str(ospec, "type")
-	needsNodePort := func(t string) bool { return t == "NodePort" || t == "LoadBalancer" }
-	if otyp != "ExternalName" && typ == "ExternalName" {
-		if value.Equal(spec["clusterIP"], ospec["clusterIP"]) && value.Equal(spec["clusterIPs"], ospec["clusterIPs"]) {
-			delete(spec, "clusterIP")
-			delete(spec, "clusterIPs")
-		}
-		if value.Equal(spec["ipFamilies"], ospec["ipFamilies"]) {
-			delete(spec, "ipFamilies")
-		}
-		if value.Equal(spec["ipFamilyPolicy"], ospec["ipFamilyPolicy"]) {
-			delete(spec, "ipFamilyPolicy")
-		}
-	}
-	if needsNodePort(otyp) && !needsNodePort(typ) {
-		old := map[any]bool{}
-		for _, p := range objectList(ospec["ports"]) {
-			if n, ok := p["nodePort"]; ok {
-				old[n] = true
-			}
-		}
-		same := true
-		for _, p := range objectList(spec["ports"]) {
-			if n, ok := p["nodePort"]; ok && !old[n] {
-				same = false
-			}
-		}
-		if same {
-			for _, p := range objectList(spec["ports"]) {
-				delete(p, "nodePort")
-			}
-		}
-	}
-	needsHC := func(s map[string]any) bool {
-		return str(s, "type") == "LoadBalancer" && str(s, "externalTrafficPolicy") == "Local"
-	}
-	if needsHC(ospec) && !needsHC(spec) && value.Equal(spec["healthCheckNodePort"], ospec["healthCheckNodePort"]) {
-		delete(spec, "healthCheckNodePort")
-	}
-	if otyp == "LoadBalancer" && typ != "LoadBalancer" {
-		if a, ok := spec["allocateLoadBalancerNodePorts"]; ok && value.Equal(a, ospec["allocateLoadBalancerNodePorts"]) {
-			delete(spec, "allocateLoadBalancerNodePorts")
-		}
-		if value.Equal(spec["loadBalancerClass"], ospec["loadBalancerClass"]) {
-			delete(spec, "loadBalancerClass")
-		}
-	}
-	external := func(s map[string]any) bool {
-		t := str(s, "type")
-		ips, _ := s["externalIPs"].([]any)
-		return t == "LoadBalancer" || t == "NodePort" || len(ips) > 0
-	}
-	if external(ospec) && !external(spec) && value.Equal(spec["externalTrafficPolicy"], ospec["externalTrafficPolicy"]) {
-		delete(spec, "externalTrafficPolicy")
-	}
-	if typ != "LoadBalancer" {
-		if st, ok := svc["status"].(map[string]any); ok {
-			st["loadBalancer"] = map[string]any{}
-		}
-	}
 }

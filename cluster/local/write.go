@@ -9,6 +9,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local/internal/admission"
 	"github.com/konverge/konverge/cluster/local/internal/fieldmgr"
+	"github.com/konverge/konverge/cluster/local/internal/strategy"
 	"github.com/konverge/konverge/defaults"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/validate"
@@ -369,7 +370,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	if rv := str(md, "resourceVersion"); rv != "" && rv != oldRV {
 		return nil, cluster.NewConflict(res.GroupResource(), k.name, optimisticLock)
 	}
-	fastStatus := statusOnly && statusDefaultsAlone(res) && t.crdVersion(res) == nil
+	fastStatus := statusOnly && strategy.StatusDefaultsAlone(res) && t.crdVersion(res) == nil
 	if statusOnly {
 		// The status strategies take everything but status from the
 		// stored object.
@@ -409,7 +410,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	}
 	md["resourceVersion"] = oldRV
 	if statusOnly && k.gk == pvGK {
-		preparePVStatusUpdate(obj, old.obj, t.now())
+		strategy.PreparePVStatusUpdate(obj, old.obj, t.now())
 	}
 
 	if fastStatus {
@@ -435,9 +436,9 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		if err := t.admit(admission.Chain.Mutate, admission.Update, res, obj, old.obj, str(md, "name")); err != nil {
 			return nil, err
 		}
-		prepareForUpdate(res, obj, old.obj)
+		strategy.PrepareForUpdate(res, obj, old.obj)
 		if k.gk == serviceGK {
-			dropTypeDependentFields(obj, old.obj)
+			strategy.DropTypeDependentFields(obj, old.obj)
 			if err := t.prepareService(k, obj, old.obj); err != nil {
 				return nil, err
 			}
@@ -447,7 +448,7 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 		} else {
 			delete(md, "generation")
 		}
-		if rule, ok := t.generationRuleFor(res); ok && !rule.never && specChanged(rule, obj, old.obj) {
+		if rule, ok := t.generationRuleFor(res); ok && rule.Bumps(obj, old.obj) {
 			g, _ := omd["generation"].(int64)
 			md["generation"] = g + 1
 		}
@@ -491,64 +492,6 @@ func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[
 	return obj, nil
 }
 
-// prepareForUpdate carries over what an update of the main resource may
-// not change: system metadata, status for kinds with a status subresource,
-// and a Namespace's spec.finalizers (changed only through its finalize
-// subresource).
-func prepareForUpdate(res cluster.Resource, obj, old map[string]any) {
-	md, omd := metadata(obj), metadata(old)
-	if str(md, "uid") == "" {
-		setString(md, "uid", str(omd, "uid"))
-	}
-	setString(md, "creationTimestamp", str(omd, "creationTimestamp"))
-	if dt := str(omd, "deletionTimestamp"); dt != "" {
-		md["deletionTimestamp"] = dt
-	}
-	if g, ok := omd["deletionGracePeriodSeconds"]; ok {
-		if _, set := md["deletionGracePeriodSeconds"]; !set {
-			md["deletionGracePeriodSeconds"] = g
-		}
-	}
-	delete(md, "selfLink")
-	if res.Status {
-		if st, ok := old["status"]; ok {
-			obj["status"] = value.DeepCopy(st)
-		} else {
-			delete(obj, "status")
-		}
-	}
-	if gkOf(res) == (groupKind{"apps", "DaemonSet"}) {
-		prepareDaemonSetUpdate(obj, old)
-	}
-	if gkOf(res) == namespaceGK {
-		if spec, ok := old["spec"]; ok {
-			obj["spec"] = value.DeepCopy(spec)
-		}
-	}
-}
-
-// preparePVStatusUpdate sets a PersistentVolume's
-// status.lastPhaseTransitionTime to now when a status update changes its
-// phase without moving the time, and keeps the old time when the phase
-// stays and the update leaves the time out (the status strategy of
-// kube-apiserver).
-func preparePVStatusUpdate(obj, old map[string]any, now string) {
-	st, _ := obj["status"].(map[string]any)
-	ost, _ := old["status"].(map[string]any)
-	if st == nil {
-		return
-	}
-	t, set := st["lastPhaseTransitionTime"]
-	switch {
-	case st["phase"] == ost["phase"] && !set:
-		if ot, ok := ost["lastPhaseTransitionTime"]; ok {
-			st["lastPhaseTransitionTime"] = ot
-		}
-	case st["phase"] != ost["phase"] && (!set || value.Equal(t, ost["lastPhaseTransitionTime"])):
-		st["lastPhaseTransitionTime"] = now
-	}
-}
-
 // namespacePending reports a Namespace whose spec.finalizers still hold
 // its deletion.
 func namespacePending(obj map[string]any) bool {
@@ -558,19 +501,6 @@ func namespacePending(obj map[string]any) bool {
 	spec, _ := obj["spec"].(map[string]any)
 	fs, _ := spec["finalizers"].([]any)
 	return len(fs) > 0
-}
-
-// statusDefaultsAlone reports the built-in kinds whose status defaults
-// depend on nothing but the status (a Service's do not: its
-// loadBalancer ingress ipMode depends on spec.type).
-func statusDefaultsAlone(res cluster.Resource) bool {
-	switch res.GVK {
-	case schema.GVK{Version: "v1", Kind: "Pod"},
-		schema.GVK{Group: "apps", Version: "v1", Kind: "ReplicaSet"},
-		schema.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}:
-		return true
-	}
-	return false
 }
 
 // defaultStatus fills in the defaults of obj's status alone, as defaults

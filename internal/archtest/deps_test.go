@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"normalize":                   {"defaults", "lastapplied", "objref", "quantity", "schema", "value"},
 	"apply":                       {"apimeta", "cluster", "defaults", "kinds", "lastapplied", "manifest", "mask", "merge", "normalize", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
 	"diff":                        {"apimeta", "apply", "cluster", "defaults", "kinds", "lastapplied", "manifest", "mask", "merge", "normalize", "objref", "prune", "quantity", "schema", "selector", "validate", "value"},
-	"cluster/local":               {"apimeta", "cluster", "cluster/local/internal/admission", "cluster/local/internal/fieldmgr", "cluster/local/internal/jsonobj", "cluster/local/internal/podres", "cluster/local/internal/usage", "defaults", "kinds", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
+	"cluster/local":               {"apimeta", "cluster", "cluster/local/internal/admission", "cluster/local/internal/fieldmgr", "cluster/local/internal/jsonobj", "cluster/local/internal/podres", "cluster/local/internal/strategy", "cluster/local/internal/usage", "defaults", "kinds", "merge", "openapi", "openapi/internal/smdjson", "quantity", "schema", "selector", "validate", "value"},
 	"controller":                  {"apimeta", "cluster", "schema", "value"},
 	"controller/deployment":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "controller/internal/podhash", "schema", "selector", "value"},
 	"controller/replicaset":       {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"controller/podautoscaler":    {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "schema", "selector", "value"},
 	"kubelet":                     {"apimeta", "cluster", "controller", "controller/event", "controller/internal/kobj", "quantity", "scheduler", "schema", "selector", "value"},
 	"scheduler":                   {"quantity", "selector"},
-	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "cluster/local/internal/admission", "cluster/local/internal/fieldmgr", "cluster/local/internal/jsonobj", "cluster/local/internal/podres", "cluster/local/internal/usage", "controller", "controller/controlplane", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "controller/internal/podmemo", "controller/internal/reconcile", "controller/internal/svcpods", "controller/job", "controller/node", "controller/persistentvolume", "controller/podautoscaler", "controller/replicaset", "controller/replication", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "scheduler", "schema", "selector", "validate", "value"},
+	"sim":                         {"apimeta", "clock", "cluster", "cluster/local", "cluster/local/internal/admission", "cluster/local/internal/fieldmgr", "cluster/local/internal/jsonobj", "cluster/local/internal/podres", "cluster/local/internal/strategy", "cluster/local/internal/usage", "controller", "controller/controlplane", "controller/cronjob", "controller/daemonset", "controller/deployment", "controller/endpoint", "controller/endpointslice", "controller/event", "controller/gc", "controller/internal/claim", "controller/internal/history", "controller/internal/kobj", "controller/internal/podhash", "controller/internal/podmemo", "controller/internal/reconcile", "controller/internal/svcpods", "controller/job", "controller/node", "controller/persistentvolume", "controller/podautoscaler", "controller/replicaset", "controller/replication", "controller/statefulset", "controller/volumeprotection", "defaults", "kinds", "kubelet", "merge", "openapi", "openapi/internal/smdjson", "quantity", "scheduler", "schema", "selector", "validate", "value"},
 
 	// The embedded API server's units below its registry (package
 	// cluster/local): admission sees the cluster only through its Store
@@ -66,6 +66,7 @@ var allowed = map[string][]string{
 	"cluster/local/internal/podres":    {"cluster/local/internal/jsonobj", "quantity", "value"},
 	"cluster/local/internal/jsonobj":   {},
 	"cluster/local/internal/fieldmgr":  {"apimeta", "cluster", "cluster/local/internal/jsonobj", "openapi", "openapi/internal/smdjson", "schema", "value"},
+	"cluster/local/internal/strategy":  {"apimeta", "cluster", "cluster/local/internal/jsonobj", "cluster/local/internal/podres", "defaults", "quantity", "schema", "validate", "value"},
 }
 
 // forbidden are dependencies no library package may have.
@@ -86,6 +87,7 @@ var storageFree = []string{
 	"cluster/local/internal/podres",
 	"cluster/local/internal/jsonobj",
 	"cluster/local/internal/fieldmgr",
+	"cluster/local/internal/strategy",
 }
 
 func TestStorageFree(t *testing.T) {
