@@ -93,7 +93,7 @@ func commandTree(g *Globals) []commandGroup {
 				newRolloutPauseResumeCmd(g, false),
 				newRolloutRestartCmd(g)),
 			NewScaleCmd(&ScaleOptions{Globals: g}),
-			// autoscale
+			newAutoscaleCmd(g),
 		}},
 		{"Cluster Management Commands", []*cobra.Command{
 			// certificate, cluster-info, top
