@@ -131,6 +131,24 @@
 // exist is created), with the typed schemas of package openapi for
 // built-in kinds and of their CRD's schema for custom resources.
 //
+// # Layout
+//
+// This package is the registry: the verbs, their transactions over bbolt
+// (store.go, txn.go, watch.go, lock.go), and the order in which a write
+// takes kube-apiserver's steps (write.go, patch.go, delete.go). The steps
+// themselves are units below it, each of which knows nothing of storage
+// (internal/archtest checks the arrows):
+//
+//   - internal/admission: the admission chain, a plugin a file, the order
+//     in chain.go; plugins read the cluster through its Store interface;
+//   - internal/strategy: the per-kind registry strategies (create, update,
+//     status update, generation, deletion propagation);
+//   - internal/fieldmgr: managedFields and server-side apply;
+//   - internal/usage and internal/podres: ResourceQuota usage and a pod's
+//     effective requests and limits, shared by admission, the strategies
+//     and the store's quota bookkeeping (quota.go);
+//   - internal/jsonobj: accessors of objects held as decoded JSON.
+//
 // # Not implemented
 //
 // Conversion between versions of built-in kinds (an object keeps the
