@@ -29,6 +29,7 @@ import (
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/internal/podhash"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/selector"
 	"github.com/konverge/konverge/value"
 )
@@ -69,23 +70,20 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			w.orphans[ns] = append(w.orphans[ns], rs)
 		}
 	}
-	var errs []error
-	for _, d := range dl.Items {
+	// What the API server refused is in the Deployment's status and
+	// Events, and retried; anything else is a failure of the controller
+	// or the store.
+	loop := reconcile.Loop{Name: "deployment", Refused: func(err error) bool {
+		return cluster.IsStatus(err) || errors.Is(err, errBackingOff)
+	}}
+	return loop.Run(ctx, c, now, dl.Items, func(ctx context.Context, d map[string]any) (reconcile.Outcome, error) {
 		s := &syncer{world: w, d: d, orig: d}
 		err := s.run(ctx)
-		res = res.Merge(controller.Result{Changed: s.changed, RequeueAt: s.requeue})
-		var se *cluster.StatusError
-		if err != nil && !errors.As(err, &se) && !errors.Is(err, errBackingOff) {
-			// What the API server refused is in the Deployment's status
-			// and Events, and retried; anything else is a failure of the
-			// controller or the store.
-			errs = append(errs, fmt.Errorf("%s/%s: %w", kobj.Namespace(d), kobj.Name(d), err))
+		if err != nil {
+			err = fmt.Errorf("%s/%s: %w", kobj.Namespace(d), kobj.Name(d), err)
 		}
-	}
-	if len(errs) > 0 {
-		return res, fmt.Errorf("deployment: %w", errors.Join(errs...))
-	}
-	return res, nil
+		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
+	})
 }
 
 type world struct {

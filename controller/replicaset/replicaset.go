@@ -31,6 +31,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/selector"
 )
 
@@ -81,21 +82,14 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 	idx := newPodIndex(podList.Items, ctl.memos)
 	idx.noTerminating = ctl.NoTerminatingReplicas
 	defer ctl.memos.prune(podList.Items)
-	var errs []error
-	for _, rs := range rsList.Items {
+	// What the API server refused is in the ReplicaSet's Events and
+	// status, and retried; anything else is a failure of the controller
+	// or the store.
+	loop := reconcile.Loop{Name: "replicaset", Refused: cluster.IsStatus}
+	return loop.Run(ctx, c, now, rsList.Items, func(ctx context.Context, rs map[string]any) (reconcile.Outcome, error) {
 		r, err := syncOne(ctx, c, now, rs, idx)
-		res = res.Merge(r)
-		if err != nil && !cluster.IsStatus(err) {
-			// What the API server refused is in the ReplicaSet's Events
-			// and status, and retried; anything else is a failure of the
-			// controller or the store.
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return res, fmt.Errorf("replicaset: %w", joinErrs(errs))
-	}
-	return res, nil
+		return reconcile.Outcome{Changed: r.Changed, Requeue: r.RequeueAt}, err
+	})
 }
 
 // podKey is a pod's namespace and name.

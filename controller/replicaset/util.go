@@ -1,14 +1,10 @@
 package replicaset
 
 import (
-	"errors"
-
 	"github.com/konverge/konverge/value"
 )
 
 func valueEqual(a, b map[string]any) bool { return value.Equal(a, b) }
-
-func joinErrs(errs []error) error { return errors.Join(errs...) }
 
 // hasAllLabels reports whether labels (as an object holds them) has
 // every key and value of want.

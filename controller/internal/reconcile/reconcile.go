@@ -16,7 +16,9 @@
 //     rules: an owner whose last sync the API server refused waits for
 //     its back-off unless someone changed it, a refusal is retried at the
 //     time its Event names, any other error is the controller's own,
-//     named by the owner, and joined with the others.
+//     named by the owner, and joined with the others (or, for the
+//     Deployment and ReplicaSet controllers, which keep their back-off in
+//     the owner's status, refusals are dropped: Loop.Refused).
 //
 // Nothing here writes: what a controller writes is decided by its
 // reconciler alone, so that a controller's Sync and SyncChanged make the
@@ -152,6 +154,13 @@ type Loop struct {
 	Scheduled bool
 	// Memory, when not nil, is told each owner's outcome.
 	Memory Recorder
+	// Refused, when set, stands for the back-off (Wait, Limiter and
+	// Component are not used): an error it reports is the API server's
+	// refusal, which the owner's status and Events show and a later sync
+	// retries; any other error is the controller's failure, as the sync
+	// returned it (naming its owner), as the Deployment and ReplicaSet
+	// controllers treat them.
+	Refused func(error) bool
 }
 
 // Outcome is what one owner's sync did: wrote something, and the cluster
@@ -181,6 +190,17 @@ func (l Loop) Each(ctx context.Context, c cluster.Interface, now time.Time, owne
 		lim = event.DefaultLimiter
 	}
 	for _, o := range owners {
+		if l.Refused != nil {
+			out, err := sync(ctx, o)
+			res = res.Merge(controller.Result{Changed: out.Changed, RequeueAt: out.Requeue})
+			if l.Memory != nil {
+				l.Memory.Synced(o, out.Changed || err != nil, out.Requeue)
+			}
+			if err != nil && !l.Refused(err) {
+				failures = append(failures, err)
+			}
+			continue
+		}
 		if l.Wait {
 			until, waiting, err := lim.Waiting(ctx, c, o, l.Component, now)
 			if err != nil {
