@@ -82,6 +82,8 @@ func Describe(ctx context.Context, c cluster.Reader, res cluster.Resource, obj m
 		err = d.persistentVolume()
 	case "/PersistentVolumeClaim":
 		err = d.persistentVolumeClaim()
+	case "autoscaling/HorizontalPodAutoscaler":
+		err = d.horizontalPodAutoscaler()
 	default:
 		err = d.generic()
 	}
