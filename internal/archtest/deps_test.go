@@ -163,19 +163,30 @@ func TestNoReferenceInProduct(t *testing.T) {
 	}
 }
 
-// TestCLIGenerators keeps the generators of the CLI's create commands
-// (internal/cli/generate) functions from options to objects: they import
-// no package of this module (the commands import them, never the other
-// way) and no flag library.
-func TestCLIGenerators(t *testing.T) {
-	pkg := module + "/internal/cli/generate"
-	out, err := exec.Command("go", "list", "-deps", pkg).Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if (strings.HasPrefix(dep, module+"/") && dep != pkg) || strings.HasPrefix(dep, "github.com/spf13/") {
-			t.Errorf("internal/cli/generate depends on %s", dep)
+// TestCLIHelpers checks the arrows inside the CLI: internal/cli imports
+// its helper packages, never the other way. The generators of the create
+// commands (internal/cli/generate) are functions from options to objects:
+// they import no package of this module and no flag library. The shared
+// flags (internal/cli/flags) import no command.
+func TestCLIHelpers(t *testing.T) {
+	cli := module + "/internal/cli"
+	for _, c := range []struct {
+		pkg    string
+		refuse func(dep string) bool
+	}{
+		{cli + "/generate", func(dep string) bool {
+			return strings.HasPrefix(dep, module+"/") || strings.HasPrefix(dep, "github.com/spf13/")
+		}},
+		{cli + "/flags", func(dep string) bool { return dep == cli || strings.HasPrefix(dep, cli+"/") }},
+	} {
+		out, err := exec.Command("go", "list", "-deps", c.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep != c.pkg && c.refuse(dep) {
+				t.Errorf("%s depends on %s", strings.TrimPrefix(c.pkg, module+"/"), dep)
+			}
 		}
 	}
 }

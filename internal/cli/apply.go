@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/prune"
 	"github.com/konverge/konverge/value"
@@ -17,10 +18,10 @@ import (
 // ApplyOptions are the flags of konverge apply.
 type ApplyOptions struct {
 	g *Globals
-	FilenameFlags
+	flags.FilenameFlags
 
 	DryRun string
-	PrintFlags
+	flags.PrintFlags
 	Overwrite      bool
 	FieldManager   string
 	Force          bool
@@ -61,7 +62,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	}
 	f := cmd.Flags()
 	o.FilenameFlags.AddFlags(f, "to apply.")
-	dryRunFlag(f, &o.DryRun)
+	flags.DryRun(f, &o.DryRun)
 	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
 	f.BoolVar(&o.Overwrite, "overwrite", true, "On a patch conflict, keep the values of the manifest over the live ones")
 	f.StringVar(&o.FieldManager, "field-manager", apply.FieldManagerClientSideApply, "Name of the manager used to track field ownership.")
@@ -69,7 +70,7 @@ JSON and YAML formats are accepted. Nothing is written unless every object is va
 	f.BoolVar(&o.ServerSide, "server-side", false, "Let the API server merge the manifest (server-side apply) instead of computing the patch here.")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --server-side, take over the fields other managers own instead of failing on the conflict.")
 	f.StringVar(&o.Subresource, "subresource", "", "Apply to this subresource (status, scale...) of the objects; needs --server-side.")
-	validateFlag(f, &o.Validate)
+	flags.Validate(f, &o.Validate)
 	f.BoolVar(&o.Prune, "prune", false, "Delete the objects that an earlier apply (or create --save-config) made and the manifests no longer hold; give -l or --all to say which.")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	f.BoolVar(&o.All, "all", false, "Act on every object of the given types in the namespace.")
@@ -85,15 +86,15 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 	if err := o.check(); err != nil {
 		return fail(errOut, 1, err)
 	}
-	p, err := o.PrintFlags.resultPrinter()
+	p, err := resultPrinter(&o.PrintFlags)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := flags.ParseDryRun(o.DryRun)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	validation, _ := fieldValidation(o.Validate)
+	validation, _ := flags.FieldValidation(o.Validate)
 	o.Warnings = errOut
 	objs, err := o.Read(ctx, o.g.In)
 	if err != nil {
@@ -166,13 +167,13 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 
 // check refuses what kubectl refuses before reading anything.
 func (o *ApplyOptions) check() error {
-	if !o.FilenameFlags.given() {
+	if !o.FilenameFlags.Given() {
 		return fmt.Errorf("must specify one of -f and -k")
 	}
-	if _, err := fieldValidation(o.Validate); err != nil {
+	if _, err := flags.FieldValidation(o.Validate); err != nil {
 		return err
 	}
-	return checkSelector(o.Selector)
+	return flags.CheckSelector(o.Selector)
 }
 
 // printApplied prints apply's results as kubectl apply does: a line per
@@ -202,11 +203,11 @@ func printApplied(out, errOut io.Writer, results []apply.Result, format string, 
 			return err
 		}
 	default:
-		if _, ok := p.(managedFieldsStripper); ok {
+		if flags.StripsManagedFields(p) {
 			// The List is a Raw document, which the stripper does not
 			// look into: its items are stripped here.
 			for i, obj := range applied {
-				applied[i] = stripManagedFields(obj)
+				applied[i] = flags.StripManagedFields(obj)
 			}
 		}
 		list, err := appliedList(applied)
@@ -252,7 +253,7 @@ const writeFormatsUsage = "Output format. One of: (json, yaml, kyaml, name, go-t
 // from files, nil for the result lines (no -o) and -o name, which print
 // the results rather than the objects; an -o that kubectl's commands do
 // not have is kubectl's error.
-func (p *PrintFlags) resultPrinter() (printer.ObjectPrinter, error) {
+func resultPrinter(p *flags.PrintFlags) (printer.ObjectPrinter, error) {
 	if p.Output == "" || p.Output == "name" {
 		return nil, nil
 	}

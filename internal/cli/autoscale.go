@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/konverge/konverge/apply"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 )
 
@@ -30,7 +31,7 @@ type autoscaleOptions struct {
 // replication controller.
 func newAutoscaleCmd(g *Globals) *cobra.Command {
 	f := &generatorFlags{g: g, verb: "autoscaled"}
-	var ff FilenameFlags
+	var ff flags.FilenameFlags
 	o := autoscaleOptions{}
 	cmd := &cobra.Command{
 		Use:   "autoscale (-f FILENAME | TYPE NAME | TYPE/NAME) [--min=MINPODS] --max=MAXPODS [--cpu=CPU] [--memory=MEMORY]",
@@ -212,7 +213,7 @@ func (o *autoscaleOptions) hpaV1(ref autoscalingv2.CrossVersionObjectReference, 
 // run makes an autoscaler for every object args or the files name; the
 // failures of single objects are reported at the end, as kubectl's
 // builder continues on errors.
-func (o *autoscaleOptions) run(ctx context.Context, g *Globals, f *generatorFlags, ff FilenameFlags, args []string) error {
+func (o *autoscaleOptions) run(ctx context.Context, g *Globals, f *generatorFlags, ff flags.FilenameFlags, args []string) error {
 	dry, _, err := f.check()
 	if err != nil {
 		return failOne(g.ErrOut, err)
@@ -232,7 +233,7 @@ func (o *autoscaleOptions) run(ctx context.Context, g *Globals, f *generatorFlag
 	ff.Warnings = g.ErrOut
 	var targets []gotObject
 	var errs []error
-	if ff.given() {
+	if ff.Given() {
 		// As kubectl: the objects of the files, not read from the cluster.
 		targets, errs = fileObjects(ctx, g, sess, ff)
 	} else {
@@ -309,8 +310,8 @@ func (o *autoscaleOptions) handle(ctx context.Context, g *Globals, f *generatorF
 	if err != nil {
 		return err
 	}
-	if _, ok := p.(managedFieldsStripper); ok {
-		stored, _ = stripManagedFields(stored).(map[string]any)
+	if flags.StripsManagedFields(p) {
+		stored, _ = flags.StripManagedFields(stored).(map[string]any)
 	}
 	return p.PrintObject(g.Out, asTyped(stored))
 }

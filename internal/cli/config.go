@@ -11,6 +11,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/tools/clientcmd/api/latest"
 
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 )
 
@@ -47,7 +48,7 @@ func (g *Globals) configAccess() clientcmd.ConfigAccess {
 }
 
 func newConfigViewCmd(g *Globals) *cobra.Command {
-	var pf PrintFlags
+	var pf flags.PrintFlags
 	var minify, raw, flatten bool
 	cmd := &cobra.Command{
 		Use:   "view",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/objref"
@@ -19,7 +20,7 @@ import (
 // the objects of files as they are (no merge).
 type WriteOptions struct {
 	g *Globals
-	FilenameFlags
+	flags.FilenameFlags
 
 	// Replace makes the command replace existing objects instead of
 	// creating new ones.
@@ -27,7 +28,7 @@ type WriteOptions struct {
 	SaveConfig bool
 	DryRun     string
 	Validate   string
-	PrintFlags
+	flags.PrintFlags
 	// FieldManager is --field-manager.
 	FieldManager string
 	// Subresource is replace's --subresource (status).
@@ -81,16 +82,16 @@ func (o *WriteOptions) addFlags(cmd *cobra.Command, usage string) {
 	f := cmd.Flags()
 	o.FilenameFlags.AddFlags(f, usage)
 	f.BoolVar(&o.SaveConfig, "save-config", false, "Write the object into its last-applied annotation, so that a later apply can compute its changes; without it the annotation is left as it is.")
-	dryRunFlag(f, &o.DryRun)
+	flags.DryRun(f, &o.DryRun)
 	o.PrintFlags.AddFlags(cmd, writeFormatsUsage)
 	manager := managerCreate
 	if o.Replace {
 		manager = managerReplace
 	}
-	fieldManagerFlag(f, &o.FieldManager, manager)
-	validateFlag(f, &o.Validate)
+	flags.FieldManager(f, &o.FieldManager, manager)
+	flags.Validate(f, &o.Validate)
 	if o.Replace {
-		subresourceFlag(f, &o.Subresource, "If specified, replace will operate on the subresource of the requested object.")
+		flags.Subresource(f, &o.Subresource, "If specified, replace will operate on the subresource of the requested object.")
 	}
 }
 
@@ -116,18 +117,18 @@ func (o *WriteOptions) verb() (ing, ed string) {
 // Run creates or replaces the objects of the files.
 func (o *WriteOptions) Run(ctx context.Context, out io.Writer) error {
 	errOut := o.g.ErrOut
-	if !o.FilenameFlags.given() {
+	if !o.FilenameFlags.Given() {
 		return fail(errOut, 1, errors.New("must specify one of -f and -k"))
 	}
-	p, err := o.PrintFlags.resultPrinter()
+	p, err := resultPrinter(&o.PrintFlags)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := flags.ParseDryRun(o.DryRun)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	validation, err := fieldValidation(o.Validate)
+	validation, err := flags.FieldValidation(o.Validate)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}

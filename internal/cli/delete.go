@@ -12,6 +12,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/objref"
 )
@@ -19,7 +20,7 @@ import (
 // DeleteOptions are the flags of konverge delete.
 type DeleteOptions struct {
 	g *Globals
-	FilenameFlags
+	flags.FilenameFlags
 
 	Selector       string
 	All            bool
@@ -74,7 +75,7 @@ cluster time in which nothing changes.`,
 	f.StringVar(&o.Cascade, "cascade", "background", `Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background.`)
 	f.Lookup("cascade").NoOptDefVal = "background"
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat \"resource not found\" as a successful delete. Defaults to \"true\" when --all is specified.")
-	dryRunFlag(f, &o.DryRun)
+	flags.DryRun(f, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "With name, print only TYPE/NAME of each deleted object.")
 	f.IntVar(&o.GracePeriod, "grace-period", -1, "Seconds the objects get to shut down (negative: their own default; 1: at once; 0 only with --force).")
 	f.BoolVar(&o.Now, "now", false, "Shut the objects down at once, as --grace-period=1.")
@@ -103,7 +104,7 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := flags.ParseDryRun(o.DryRun)
 	if err != nil {
 		return fail(errOut, 1, err)
 	}
@@ -111,7 +112,7 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		return fail(errOut, 1, err)
 	}
 	var fileObjs []manifest.Object
-	if o.FilenameFlags.given() {
+	if o.FilenameFlags.Given() {
 		o.Warnings = o.g.ErrOut
 		if fileObjs, err = o.Read(ctx, o.g.In); err != nil {
 			return fail(errOut, 1, err)
@@ -146,7 +147,7 @@ func (o *DeleteOptions) Run(ctx context.Context, out io.Writer, args []string) e
 		}
 		return &ExitError{Code: 1}
 	}
-	if d.found == 0 && !o.FilenameFlags.given() {
+	if d.found == 0 && !o.FilenameFlags.Given() {
 		fmt.Fprintln(out, "No resources found")
 	}
 	return nil
@@ -172,7 +173,7 @@ func (o *DeleteOptions) finish(ctx context.Context, sess *Session, d *deletion) 
 
 // targets resolves the objects of the files, or else those args name.
 func (o *DeleteOptions) targets(ctx context.Context, sess *Session, args []string, fileObjs []manifest.Object) ([]target, error) {
-	if !o.FilenameFlags.given() {
+	if !o.FilenameFlags.Given() {
 		return o.argTargets(ctx, sess.Cluster, args)
 	}
 	var targets []target
@@ -420,10 +421,10 @@ func (o *DeleteOptions) validate(args []string) error {
 	if o.All && o.Selector != "" {
 		return errors.New("cannot set --all and --selector at the same time")
 	}
-	if err := checkSelector(o.Selector); err != nil {
+	if err := flags.CheckSelector(o.Selector); err != nil {
 		return err
 	}
-	if o.FilenameFlags.given() {
+	if o.FilenameFlags.Given() {
 		if len(args) > 0 {
 			return errors.New("Unexpected args: " + fmt.Sprint(args) + "\nSee 'konverge delete -h' for help and examples")
 		}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/diff"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/prune"
 )
 
 // DiffOptions are the flags of konverge diff.
 type DiffOptions struct {
 	g *Globals
-	FilenameFlags
+	flags.FilenameFlags
 
 	Output            string
 	Color             string
@@ -80,7 +81,7 @@ konverge or the diff program failed.`,
 func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	errOut := o.g.ErrOut
 	const errCode = 2
-	if !o.FilenameFlags.given() {
+	if !o.FilenameFlags.Given() {
 		return fail(errOut, errCode, fmt.Errorf("must specify one of -f and -k"))
 	}
 	switch o.Output {
@@ -92,7 +93,7 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fail(errOut, errCode, err)
 	}
-	if err := checkSelector(o.Selector); err != nil {
+	if err := flags.CheckSelector(o.Selector); err != nil {
 		return fail(errOut, errCode, err)
 	}
 	o.Warnings = errOut

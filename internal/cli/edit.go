@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/value"
@@ -21,7 +22,7 @@ import (
 // EditOptions are the flags of konverge edit.
 type EditOptions struct {
 	*Globals
-	FilenameFlags
+	flags.FilenameFlags
 	Output      string
 	Validate    string
 	Subresource string
@@ -49,9 +50,9 @@ or empty file cancels the edit.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format. One of: (yaml, json).")
 	o.ManagedFieldsFlags.AddFlags(cmd.Flags())
-	validateFlag(cmd.Flags(), &o.Validate)
-	subresourceFlag(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object.")
-	fieldManagerFlag(cmd.Flags(), &o.FieldManager, managerEdit)
+	flags.Validate(cmd.Flags(), &o.Validate)
+	flags.Subresource(cmd.Flags(), &o.Subresource, "If specified, edit will operate on the subresource of the requested object.")
+	flags.FieldManager(cmd.Flags(), &o.FieldManager, managerEdit)
 	o.FilenameFlags.AddFlags(cmd.Flags(), "the objects to edit")
 	return cmd
 }
@@ -83,7 +84,7 @@ func (o *EditOptions) Run(ctx context.Context, args []string) error {
 	if o.Output != "yaml" && o.Output != "json" {
 		return failOne(o.ErrOut, fmt.Errorf("the flag 'output' must be one of yaml|json"))
 	}
-	validation, err := fieldValidation(o.Validate)
+	validation, err := flags.FieldValidation(o.Validate)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}

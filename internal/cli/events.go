@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 )
@@ -21,7 +22,7 @@ var eventGVK = schema.GVK{Version: "v1", Kind: "Event"}
 
 // eventsOptions are kubectl events' flags.
 type eventsOptions struct {
-	PrintFlags
+	flags.PrintFlags
 	allNamespaces bool
 	watch         bool
 	forObject     string

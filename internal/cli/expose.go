@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 )
@@ -22,7 +23,7 @@ import (
 // ports read from the object.
 func newExposeCmd(g *Globals) *cobra.Command {
 	f := &generatorFlags{g: g, verb: "exposed"}
-	var ff FilenameFlags
+	var ff flags.FilenameFlags
 	var protocol, port, typ, lbIP, selector, labels, targetPort, externalIP, name, affinity, clusterIP, overrides string
 	cmd := &cobra.Command{
 		Use:   "expose (-f FILENAME | TYPE NAME) [--port=port] [--protocol=TCP|UDP|SCTP] [--target-port=number-or-name] [--name=name] [--external-ip=external-ip-of-service] [--type=type]",
@@ -47,7 +48,7 @@ object's selector, or a pod's labels) and listens on the port given.`,
 			ff.Warnings = g.ErrOut
 			var targets []gotObject
 			var errs []error
-			if ff.given() {
+			if ff.Given() {
 				// As kubectl: the service is built from the file's object
 				// alone, which need not exist on the cluster.
 				targets, errs = fileObjects(ctx, g, sess, ff)
@@ -140,7 +141,7 @@ object's selector, or a pod's labels) and listens on the port given.`,
 // fileObjects reads the objects of the files ff names, as they are written
 // there (the namespace defaulted, and checked against --namespace as
 // kubectl's builder does), without reading the cluster.
-func fileObjects(ctx context.Context, g *Globals, sess *Session, ff FilenameFlags) ([]gotObject, []error) {
+func fileObjects(ctx context.Context, g *Globals, sess *Session, ff flags.FilenameFlags) ([]gotObject, []error) {
 	objs, err := ff.Read(ctx, g.In)
 	if err != nil {
 		return nil, []error{err}

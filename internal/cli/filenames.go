@@ -5,95 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
-	"github.com/konverge/konverge/internal/kustomize"
 	"github.com/konverge/konverge/manifest"
-	"github.com/konverge/konverge/selector"
 )
-
-// FilenameFlags are kubectl's -f/--filename, -R/--recursive and
-// -k/--kustomize.
-type FilenameFlags struct {
-	Filenames []string
-	Recursive bool
-	// Kustomize is the kustomization directory of -k.
-	Kustomize string
-	// Warnings receives the kustomize library's warnings (deprecated
-	// fields); nil means the process's standard error.
-	Warnings io.Writer
-}
-
-// AddFlags registers -f, -R and -k; usage says what the files hold ("the
-// objects to delete").
-func (f *FilenameFlags) AddFlags(fs *pflag.FlagSet, usage string) {
-	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "Manifest files, directories or URLs (- for standard input) with "+usage+".")
-	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories of -f and their subdirectories.")
-	fs.StringVarP(&f.Kustomize, "kustomize", "k", "", "Build a kustomization directory and use its objects (not with -f or -R).")
-}
-
-// given reports whether -f or -k was given.
-func (f *FilenameFlags) given() bool { return len(f.Filenames) > 0 || f.Kustomize != "" }
-
-// Read reads the objects of every -f path, or those the kustomization of
-// -k builds (with the kustomize library, as kubectl -k does).
-func (f *FilenameFlags) Read(ctx context.Context, stdin io.Reader) ([]manifest.Object, error) {
-	if f.Kustomize != "" {
-		if len(f.Filenames) > 0 || f.Recursive {
-			return nil, errors.New("only one of -f or -k can be specified")
-		}
-		warn := f.Warnings
-		if warn == nil {
-			warn = os.Stderr
-		}
-		y, err := kustomize.Build(f.Kustomize, warn)
-		if err != nil {
-			return nil, err
-		}
-		return manifest.Parse(ctx, f.Kustomize, y)
-	}
-	return manifest.Read(ctx, f.Filenames, manifest.Options{Recursive: f.Recursive, Stdin: stdin})
-}
-
-// dryRunFlag registers kubectl's --dry-run flag.
-func dryRunFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "dry-run", "none", `Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.`)
-	fs.Lookup("dry-run").NoOptDefVal = "unchanged"
-}
-
-// parseDryRun reads a --dry-run value as kubectl's GetDryRunStrategy does.
-func parseDryRun(v string) (apply.DryRun, error) {
-	switch v {
-	case "", "none", "false":
-		return apply.DryRunNone, nil
-	case "client", "true":
-		return apply.DryRunClient, nil
-	case "server":
-		return apply.DryRunServer, nil
-	case "unchanged":
-		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
-		return "", errors.New(`--dry-run flag without a value was specified. A value must be set: "none", "server", or "client".`)
-	}
-	//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
-	return "", fmt.Errorf(`Invalid dry-run value (%s). Must be "none", "server", or "client".`, v)
-}
-
-// checkSelector reports an invalid -l value before anything is read.
-func checkSelector(sel string) error {
-	if sel == "" {
-		return nil
-	}
-	if _, err := selector.ParseLabels(sel); err != nil {
-		return err
-	}
-	return nil
-}
 
 // openSession opens the cluster for cmd, with a clearer message when
 // another konverge process holds the state past the lock timeout.

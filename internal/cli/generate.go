@@ -11,6 +11,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/merge"
@@ -31,7 +32,7 @@ var createFormats = []string{"go-template", "go-template-file", "json", "jsonpat
 // generatorFlags are the flags every generator has.
 type generatorFlags struct {
 	g *Globals
-	PrintFlags
+	flags.PrintFlags
 	DryRun       string
 	FieldManager string
 	Validate     string
@@ -53,9 +54,9 @@ func (f *generatorFlags) addFlags(cmd *cobra.Command, manager string) {
 	fs := cmd.Flags()
 	f.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
 	fs.BoolVar(&f.SaveConfig, "save-config", false, "Write the object into its last-applied annotation, so that a later apply can compute its changes; without it the annotation is left as it is.")
-	validateFlag(fs, &f.Validate)
-	dryRunFlag(fs, &f.DryRun)
-	fieldManagerFlag(fs, &f.FieldManager, manager)
+	flags.Validate(fs, &f.Validate)
+	flags.DryRun(fs, &f.DryRun)
+	flags.FieldManager(fs, &f.FieldManager, manager)
 }
 
 // namespace is the namespace a generated object names: -n when given
@@ -108,11 +109,11 @@ func (f *generatorFlags) resultPrinter(dry apply.DryRun) (printer.ObjectPrinter,
 
 // check validates the flags every generator reads before it builds.
 func (f *generatorFlags) check() (apply.DryRun, printer.ObjectPrinter, error) {
-	dry, err := parseDryRun(f.DryRun)
+	dry, err := flags.ParseDryRun(f.DryRun)
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := fieldValidation(f.Validate); err != nil {
+	if _, err := flags.FieldValidation(f.Validate); err != nil {
 		return "", nil, err
 	}
 	p, err := f.resultPrinter(dry)
@@ -183,9 +184,9 @@ func (f *generatorFlags) createValue(ctx context.Context, m map[string]any, wrap
 	if err := sess.Close(ctx); err != nil {
 		return failOne(f.g.ErrOut, err)
 	}
-	if _, ok := p.(managedFieldsStripper); ok {
+	if flags.StripsManagedFields(p) {
 		// The typed form below hides the map from the stripper.
-		m, _ = stripManagedFields(m).(map[string]any)
+		m, _ = flags.StripManagedFields(m).(map[string]any)
 	}
 	return f.print(p, asTyped(m))
 }
@@ -193,7 +194,7 @@ func (f *generatorFlags) createValue(ctx context.Context, m map[string]any, wrap
 // write creates m (in the request's namespace when it names none) and
 // returns what the cluster stored.
 func (f *generatorFlags) write(ctx context.Context, sess *Session, m map[string]any, dry apply.DryRun) (map[string]any, error) {
-	validation, _ := fieldValidation(f.Validate)
+	validation, _ := flags.FieldValidation(f.Validate)
 	opts := []cluster.CreateOption{validation, cluster.FieldOwner(f.FieldManager)}
 	if dry == apply.DryRunServer {
 		opts = append(opts, cluster.DryRunAll)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 )
@@ -19,8 +20,8 @@ import (
 // GetOptions are the flags of konverge get.
 type GetOptions struct {
 	*Globals
-	FilenameFlags
-	PrintFlags
+	flags.FilenameFlags
+	flags.PrintFlags
 
 	Selector       string
 	FieldSelector  string
@@ -69,7 +70,7 @@ objects as JSON, YAML, names, a JSONPath or Go template, or custom columns.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Look in every namespace (the current one and --namespace are ignored).")
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "Leave out the header row of tables and custom columns.")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "If set to true, suppresses NotFound error for specific objects that do not exist. Using this flag with commands that query for collections of resources has no effect when no resources are found.")
-	subresourceFlag(f, &o.Subresource, "If specified, gets the subresource of the requested object.")
+	flags.Subresource(f, &o.Subresource, "If specified, gets the subresource of the requested object.")
 	o.watchOpts.addFlags(f)
 	return cmd
 }
@@ -93,10 +94,10 @@ func (o *GetOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	if err := checkSubresource(o.Subresource); err != nil {
+	if err := flags.CheckSubresource(o.Subresource); err != nil {
 		return failOne(o.ErrOut, err)
 	}
-	if len(args) == 0 && !o.FilenameFlags.given() {
+	if len(args) == 0 && !o.FilenameFlags.Given() {
 		fmt.Fprint(o.ErrOut, "You must specify the type of resource to get. Use \"konverge api-resources\" for a complete list of supported resources.\n\n")
 		//lint:ignore ST1005 kubectl's message, word for word (users and scripts match it)
 		return failOne(o.ErrOut, fmt.Errorf("Required resource not specified.\nUse \"konverge explain <resource>\" for a detailed description of that resource (e.g. konverge explain pods).\nSee 'konverge get -h' for help and examples"))
@@ -158,7 +159,7 @@ func (o *GetOptions) objectPrinter() (printer.ObjectPrinter, error) {
 // Its error has been reported already.
 func (o *GetOptions) requests(ctx context.Context, sess *Session, args []string) (reqs []resourceRequest, fileObjs []gotObject, err error) {
 	switch {
-	case o.FilenameFlags.given():
+	case o.FilenameFlags.Given():
 		o.FilenameFlags.Warnings = o.ErrOut
 		if len(args) > 0 {
 			return nil, nil, failOne(o.ErrOut, fmt.Errorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well"))

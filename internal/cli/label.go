@@ -12,6 +12,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -21,13 +22,13 @@ import (
 // which differ only in the metadata field they change.
 type LabelOptions struct {
 	*Globals
-	FilenameFlags
+	flags.FilenameFlags
 	Overwrite       bool
 	All             bool
 	Selector        string
 	ResourceVersion string
 	FieldManager    string
-	PrintFlags
+	flags.PrintFlags
 	DryRun string
 	Local  bool
 	List   bool
@@ -60,14 +61,14 @@ func NewLabelCmd(o *LabelOptions) *cobra.Command {
 	f.StringVar(&o.ResourceVersion, "resource-version", "", "If non-empty, the "+strings.TrimSuffix(o.field, "s")+" update will only succeed if this is the current resource-version for the object. Only valid when specifying a single resource.")
 	o.FilenameFlags.AddFlags(f, "the objects whose "+o.field+" to change")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
-	dryRunFlag(f, &o.DryRun)
+	flags.DryRun(f, &o.DryRun)
 	f.BoolVar(&o.Local, "local", false, "If true, "+use+" will NOT contact api-server but run locally.")
 	f.BoolVar(&o.List, "list", false, "If true, display the "+o.field+" for a given resource.")
 	manager := managerLabel
 	if o.field == "annotations" {
 		manager = managerAnnotate
 	}
-	fieldManagerFlag(f, &o.FieldManager, manager)
+	flags.FieldManager(f, &o.FieldManager, manager)
 	return cmd
 }
 
@@ -194,7 +195,7 @@ func (o *LabelOptions) checkFlags(resArgs []string) (apply.DryRun, error) {
 	if o.All && o.Selector != "" {
 		return apply.DryRunNone, fmt.Errorf("cannot set --all and --selector at the same time")
 	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := flags.ParseDryRun(o.DryRun)
 	if err != nil || !o.Local {
 		return dry, err
 	}
@@ -203,7 +204,7 @@ func (o *LabelOptions) checkFlags(resArgs []string) (apply.DryRun, error) {
 		return apply.DryRunNone, fmt.Errorf("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
 	case len(resArgs) > 0:
 		return apply.DryRunNone, fmt.Errorf("can only use local files by -f %s or --filename=%s when --local=true is set", o.localExample("yaml"), o.localExample("json"))
-	case !o.FilenameFlags.given():
+	case !o.FilenameFlags.Given():
 		return apply.DryRunNone, fmt.Errorf("one or more files must be specified as -f %s or --filename=%s", o.localExample("yaml"), o.localExample("json"))
 	}
 	return dry, nil

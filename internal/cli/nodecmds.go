@@ -12,6 +12,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -35,7 +36,7 @@ func newCordonCmd(g *Globals, cordon bool) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&selector, "selector", "l", "", "Only the nodes whose labels match this selector (key=value, key!=value, key in (a,b))")
-	dryRunFlag(cmd.Flags(), &dryRun)
+	flags.DryRun(cmd.Flags(), &dryRun)
 	return cmd
 }
 
@@ -71,7 +72,7 @@ func runCordon(ctx context.Context, g *Globals, cordon bool, args []string, sele
 	if len(args) == 0 && selector == "" {
 		return failOne(g.ErrOut, fmt.Errorf("USAGE: %s NODE [flags]\nSee 'konverge %s -h' for help and examples", verb, verb))
 	}
-	dry, err := parseDryRun(dryRun)
+	dry, err := flags.ParseDryRun(dryRun)
 	if err != nil {
 		return failOne(g.ErrOut, err)
 	}
@@ -194,7 +195,7 @@ func newTaintCmd(g *Globals) *cobra.Command {
 	f.BoolVar(&overwrite, "overwrite", false, "Replace a taint with the same key and effect instead of failing")
 	f.BoolVar(&all, "all", false, "Act on every node")
 	f.StringVarP(&selector, "selector", "l", "", "Only the nodes whose labels match this selector (key=value, key!=value, key in (a,b))")
-	dryRunFlag(f, &dryRun)
+	flags.DryRun(f, &dryRun)
 	return cmd
 }
 
@@ -224,7 +225,7 @@ func runTaint(ctx context.Context, g *Globals, args []string, selector string, a
 	if err != nil {
 		return failOne(g.ErrOut, fmt.Errorf("%w\nSee 'konverge taint -h' for help and examples", err))
 	}
-	dry, err := parseDryRun(dryRun)
+	dry, err := flags.ParseDryRun(dryRun)
 	if err != nil {
 		return failOne(g.ErrOut, err)
 	}

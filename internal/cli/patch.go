@@ -10,6 +10,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
@@ -19,13 +20,13 @@ import (
 // PatchOptions are the flags of konverge patch.
 type PatchOptions struct {
 	*Globals
-	FilenameFlags
+	flags.FilenameFlags
 	Patch        string
 	PatchFile    string
 	Type         string
 	FieldManager string
 	Subresource  string
-	PrintFlags
+	flags.PrintFlags
 	DryRun string
 }
 
@@ -49,8 +50,8 @@ built-in kinds only), a JSON merge patch or a JSON patch (--type). The patch is 
 	f.StringVar(&o.Type, "type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 	o.FilenameFlags.AddFlags(f, "the objects to patch")
 	o.PrintFlags.AddFlags(cmd, "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, kyaml).")
-	dryRunFlag(f, &o.DryRun)
-	fieldManagerFlag(f, &o.FieldManager, managerPatch)
+	flags.DryRun(f, &o.DryRun)
+	flags.FieldManager(f, &o.FieldManager, managerPatch)
 	f.StringVar(&o.Subresource, "subresource", "", "If specified, patch will operate on the subresource of the requested object. Must be one of [status scale]. This flag is beta and may change in the future.")
 	return cmd
 }
@@ -85,7 +86,7 @@ func (o *PatchOptions) Run(ctx context.Context, args []string) error {
 	default:
 		return failOne(o.ErrOut, fmt.Errorf("--type must be one of [json merge strategic], not %q", o.Type))
 	}
-	dry, err := parseDryRun(o.DryRun)
+	dry, err := flags.ParseDryRun(o.DryRun)
 	if err != nil {
 		return failOne(o.ErrOut, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/selector"
@@ -310,10 +311,10 @@ func failOne(w io.Writer, err error) error { return reportErrors(w, []error{err}
 // files, or the kinds and names of args, or with -l or --all every object
 // of the kinds matching. Objects that cannot be read are errors; the
 // others are returned in order.
-func selectTargets(ctx context.Context, g *Globals, sess *Session, ff FilenameFlags, args []string, labelSel string, all bool) ([]gotObject, []error) {
+func selectTargets(ctx context.Context, g *Globals, sess *Session, ff flags.FilenameFlags, args []string, labelSel string, all bool) ([]gotObject, []error) {
 	var out []gotObject
 	var errs []error
-	if ff.given() {
+	if ff.Given() {
 		ff.Warnings = g.ErrOut
 		objs, err := ff.Read(ctx, g.In)
 		if err != nil {

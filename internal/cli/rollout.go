@@ -17,6 +17,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/deployment"
 	"github.com/konverge/konverge/health"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/describe"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/lastapplied"
@@ -50,7 +51,7 @@ func rolloutTargets(ctx context.Context, g *Globals, sess *Session, args []strin
 	if len(args) == 0 {
 		return nil, []error{errors.New("required resource not specified")}
 	}
-	targets, errs := selectTargets(ctx, g, sess, FilenameFlags{}, args, labelSel, false)
+	targets, errs := selectTargets(ctx, g, sess, flags.FilenameFlags{}, args, labelSel, false)
 	var out []gotObject
 	for _, t := range targets {
 		gk := t.res.GVK
@@ -88,7 +89,7 @@ func rolloutStatusTargets(ctx context.Context, g *Globals, sess *Session, args [
 	if len(args) == 0 {
 		return nil, []error{errors.New("required resource not specified")}
 	}
-	targets, errs := selectTargets(ctx, g, sess, FilenameFlags{}, args, labelSel, false)
+	targets, errs := selectTargets(ctx, g, sess, flags.FilenameFlags{}, args, labelSel, false)
 	var out []gotObject
 	for _, t := range targets {
 		switch gk := t.res.GVK; {
@@ -466,7 +467,7 @@ pod template are not rolled out until it is resumed.`
 		},
 	}
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
-	fieldManagerFlag(cmd.Flags(), &manager, managerRollout)
+	flags.FieldManager(cmd.Flags(), &manager, managerRollout)
 	return cmd
 }
 
@@ -534,7 +535,7 @@ so that the controller rolls out new pods.`,
 		},
 	}
 	cmd.Flags().StringVarP(&sel, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.")
-	fieldManagerFlag(cmd.Flags(), &manager, managerRollout)
+	flags.FieldManager(cmd.Flags(), &manager, managerRollout)
 	return cmd
 }
 

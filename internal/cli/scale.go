@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 )
@@ -15,7 +16,7 @@ import (
 // ScaleOptions are the flags of konverge scale.
 type ScaleOptions struct {
 	*Globals
-	FilenameFlags
+	flags.FilenameFlags
 	Replicas        int
 	CurrentReplicas int
 	ResourceVersion string

@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
 )
@@ -31,13 +29,6 @@ const (
 	// user agent.
 	managerUserAgent = "kubectl"
 )
-
-// fieldManagerFlag adds kubectl's --field-manager with the command's
-// default manager. Commands that write take it and pass it to the cluster
-// with cluster.FieldOwner.
-func fieldManagerFlag(fs *pflag.FlagSet, p *string, def string) {
-	fs.StringVar(p, "field-manager", def, "Name of the manager used to track field ownership.")
-}
 
 // applyErrorLines returns what kubectl prints for the error of an apply:
 // its own message for options it refuses, and with --server-side each

@@ -10,6 +10,7 @@ import (
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
@@ -37,8 +38,8 @@ is left as it is.`,
 // set commands do.
 type setFlags struct {
 	g *Globals
-	PrintFlags
-	FilenameFlags
+	flags.PrintFlags
+	flags.FilenameFlags
 	Local        bool
 	All          bool
 	Selector     string
@@ -67,8 +68,8 @@ func (s *setFlags) addFlags(cmd *cobra.Command, what string, selector bool) {
 		fs.StringVarP(&s.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2). Matching objects must satisfy all of the specified label constraints.")
 	}
 	fs.BoolVar(&s.Local, "local", false, "If true, set "+what+" will NOT contact api-server but run locally.")
-	dryRunFlag(fs, &s.DryRun)
-	fieldManagerFlag(fs, &s.FieldManager, managerSet)
+	flags.DryRun(fs, &s.DryRun)
+	flags.FieldManager(fs, &s.FieldManager, managerSet)
 }
 
 // mutateFunc changes obj (a copy) in place.
@@ -76,7 +77,7 @@ type mutateFunc func(obj map[string]any) error
 
 // check validates the flags shared by every set command.
 func (s *setFlags) check() (apply.DryRun, printer.ObjectPrinter, error) {
-	dry, err := parseDryRun(s.DryRun)
+	dry, err := flags.ParseDryRun(s.DryRun)
 	if err != nil {
 		return "", nil, err
 	}
@@ -159,7 +160,7 @@ func (s *setFlags) targets(ctx context.Context, resArgs []string) ([]gotObject, 
 	g := s.g
 	s.FilenameFlags.Warnings = g.ErrOut
 	if s.Local {
-		if !s.FilenameFlags.given() {
+		if !s.FilenameFlags.Given() {
 			return nil, nil, []error{errors.New("one or more resources must be specified as <resource> <name> or <resource>/<name>")}
 		}
 		objs, err := s.FilenameFlags.Read(ctx, g.In)

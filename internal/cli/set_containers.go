@@ -54,7 +54,7 @@ is: the next apply of the old file reverts the image.`,
 			if s.All && s.Selector != "" {
 				errs = append(errs, errors.New("cannot set --all and --selector at the same time"))
 			}
-			if len(resArgs) == 0 && !s.FilenameFlags.given() {
+			if len(resArgs) == 0 && !s.FilenameFlags.Given() {
 				errs = append(errs, errors.New("one or more resources must be specified as <resource> <name> or <resource>/<name>"))
 			}
 			switch {
@@ -129,7 +129,7 @@ left as it is.`,
 			if err != nil {
 				return failOne(g.ErrOut, err)
 			}
-			if len(args) == 0 && !s.FilenameFlags.given() {
+			if len(args) == 0 && !s.FilenameFlags.Given() {
 				return failOne(g.ErrOut, errors.New("one or more resources must be specified as <resource> <name> or <resource>/<name>"))
 			}
 			dry, p, err := s.check()

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 )
 
@@ -246,7 +247,7 @@ func envFrom(ctx context.Context, s *setFlags, from string, keys []string) ([]en
 		return nil, err
 	}
 	defer sess.Close(ctx)
-	targets, errs := selectTargets(ctx, g, sess, FilenameFlags{}, []string{from}, "", false)
+	targets, errs := selectTargets(ctx, g, sess, flags.FilenameFlags{}, []string{from}, "", false)
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}

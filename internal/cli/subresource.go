@@ -4,26 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/schema"
 )
-
-// subresourceFlag registers kubectl's --subresource.
-func subresourceFlag(fs *pflag.FlagSet, p *string, usage string) {
-	fs.StringVar(p, "subresource", "", usage)
-}
-
-// checkSubresource refuses what kubectl refuses.
-func checkSubresource(s string) error {
-	switch s {
-	case "", "status", "scale":
-		return nil
-	}
-	return fmt.Errorf("invalid subresource value: %q. Must be one of [status scale]", s)
-}
 
 // subresourceClient is the cluster's access to subresources.
 func subresourceClient(c cluster.Interface) (cluster.SubresourceReader, error) {

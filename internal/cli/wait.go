@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
 	"github.com/konverge/konverge/wait"
 )
@@ -17,7 +18,7 @@ import (
 // WaitOptions are the flags of konverge wait.
 type WaitOptions struct {
 	*Globals
-	FilenameFlags
+	flags.FilenameFlags
 	For      []string
 	Timeout  time.Duration
 	Selector string
