@@ -56,6 +56,9 @@ The embedded cluster has no metrics API: the autoscaler's targets stay
   konverge autoscale deployment web --min=3 --max=6 --cpu=500m --memory=200Mi`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.complete(cmd)
+			if cmd.Flags().Changed("cpu-percent") {
+				fmt.Fprintln(g.ErrOut, "Flag --cpu-percent has been deprecated, Use --cpu with percentage or resource quantity format (e.g., '70%' for utilization or '500m' for milliCPU).")
+			}
 			if err := o.validate(); err != nil {
 				return failOne(g.ErrOut, err)
 			}
@@ -69,7 +72,9 @@ The embedded cluster has no metrics API: the autoscaler's targets stay
 	fs.Int32Var(&o.max, "max", -1, "The upper limit for the number of pods that can be set by the autoscaler. Required.")
 	_ = cmd.MarkFlagRequired("max")
 	fs.Int32Var(&o.cpuPercent, "cpu-percent", -1, "The target average CPU utilization (represented as a percent of requested CPU) over all the pods. If it's not specified or negative, a default autoscaling policy will be used.")
-	_ = fs.MarkDeprecated("cpu-percent", "Use --cpu with percentage or resource quantity format (e.g., '70%' for utilization or '500m' for milliCPU).")
+	// Deprecated, as kubectl's: hidden, and its warning printed on
+	// standard error (cobra would print pflag's on standard output).
+	_ = fs.MarkHidden("cpu-percent")
 	fs.StringVar(&o.cpu, "cpu", "", `Target CPU use over all the pods: a percentage of the requested CPU ("70%": average utilization) or a quantity ("500m": average value; a number without unit is millicores, "500" is "500m").`)
 	fs.StringVar(&o.memory, "memory", "", `Target memory use over all the pods: a percentage of the requested memory ("60%": average utilization) or a quantity ("200Mi": average value; a number without unit is mebibytes, "200" is "200Mi").`)
 	fs.StringVar(&o.name, "name", "", "The name for the newly created object. If not specified, the name of the input resource will be used.")
