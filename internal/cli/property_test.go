@@ -96,7 +96,7 @@ func (s *propertyStats) String() string {
 }
 
 func propertyCluster(t *testing.T, rng *rand.Rand, maxReplicas int, maxAdvance time.Duration, stats *propertyStats) {
-	c := newSeedCluster(t)
+	c := newPropertyCluster(t)
 	// run runs a command that must answer; exit 1 is accepted only with
 	// an error containing allowed (when not "").
 	runAllow := func(allowed string, args ...string) string {
@@ -486,4 +486,26 @@ func TestRealRandomDeploymentsAccepted(t *testing.T) {
 	// The embedded cluster accepts them too.
 	c := newSeedCluster(t)
 	c.ok("create", "--dry-run=server", "-f", file)
+}
+
+// propertyNodes is the simulation profile of the property test's clusters:
+// konverge-node with room for far more than its default 110 pods. A random
+// Deployment whose selector names pod-template-hash releases every
+// ReplicaSet it makes and makes another, as kube-controller-manager does;
+// each command's work limit bounds how many (a few hundred), but over the
+// test's commands their pods would fill a 110-pod node, and the healthy
+// Deployment applied at the end would rightly stay Pending. What the test
+// asks is that nothing hangs, crashes or stops the controllers, not how
+// many pods a node takes (TestRobustness covers that).
+const propertyNodes = `nodes:
+- name: konverge-node
+  capacity: {pods: "100000"}
+`
+
+func newPropertyCluster(t *testing.T) *seedCluster {
+	t.Helper()
+	c := &seedCluster{t: t, state: t.TempDir(), dir: t.TempDir()}
+	useSimSessions(c.state)
+	c.ok("cluster", "init", "--clock=manual", "--sim-profile", c.file("profile.yaml", propertyNodes))
+	return c
 }

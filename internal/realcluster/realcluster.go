@@ -42,6 +42,22 @@ func Kubeconfig(t testing.TB) string {
 	return filepath.Join(Home(t), "kubeconfig")
 }
 
+// RequireScheduler skips t unless the running cluster has a kube-scheduler
+// (scripts/realcluster.sh up --with-scheduler): without one, the pods of
+// a multi-node scenario are never bound and the recording would be empty.
+// It reads the pid file the script writes and checks that the process is
+// alive.
+func RequireScheduler(t testing.TB) {
+	t.Helper()
+	pid, err := os.ReadFile(filepath.Join(Home(t), "run", "kube-scheduler.pid"))
+	if err != nil {
+		t.Skip("no kube-scheduler in this cluster (scripts/realcluster.sh up --with-scheduler)")
+	}
+	if _, err := os.Stat(filepath.Join("/proc", strings.TrimSpace(string(pid)))); err != nil {
+		t.Skipf("kube-scheduler pid %s is not running (scripts/realcluster.sh up --with-scheduler)", strings.TrimSpace(string(pid)))
+	}
+}
+
 // Server is a plain HTTPS client of the cluster's kube-apiserver, as its
 // administrator: requests and responses are JSON values, as the API
 // server sends them, with no client library in between.

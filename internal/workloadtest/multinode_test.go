@@ -49,6 +49,7 @@ func TestMultinodeScenarios(t *testing.T) {
 // -update records them.
 func TestRecordRealMultinode(t *testing.T) {
 	kc := realcluster.Kubeconfig(t)
+	realcluster.RequireScheduler(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is needed for multinode-kubelet.py")
 	}
