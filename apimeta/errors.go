@@ -25,6 +25,7 @@ const (
 	ReasonUnsupportedMedia Reason = "UnsupportedMediaType"
 	ReasonInternal         Reason = "InternalError"
 	ReasonTimeout          Reason = "Timeout"
+	ReasonTooManyRequests  Reason = "TooManyRequests"
 )
 
 // Cause is one problem of an Invalid object.

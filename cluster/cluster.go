@@ -121,3 +121,14 @@ type Mapper interface {
 type SubresourceReader interface {
 	GetSubresource(ctx context.Context, gvk schema.GVK, namespace, name, subresource string) (Object, error)
 }
+
+// Evicter evicts pods through the pods/eviction subresource: it creates
+// a policy/v1 Eviction for the pod, with opts as its deleteOptions
+// (DryRunAll, GracePeriod, preconditions). The API server deletes the pod
+// as Delete would, unless the PodDisruptionBudget that selects it allows
+// no disruption now: then the error is a TooManyRequests *StatusError
+// (code 429) whose cause (type "DisruptionBudget") says why. Both
+// backends implement it.
+type Evicter interface {
+	Evict(ctx context.Context, namespace, name string, opts ...DeleteOption) error
+}

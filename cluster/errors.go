@@ -34,6 +34,7 @@ const (
 	ReasonUnsupportedMedia = apimeta.ReasonUnsupportedMedia
 	ReasonInternal         = apimeta.ReasonInternal
 	ReasonTimeout          = apimeta.ReasonTimeout
+	ReasonTooManyRequests  = apimeta.ReasonTooManyRequests
 )
 
 // ReasonOf returns the Reason of a *StatusError in err's chain, or "".
@@ -54,6 +55,10 @@ func IsAlreadyExists(err error) bool { return apimeta.IsAlreadyExists(err) }
 
 // IsConflict reports a Conflict error (a stale resourceVersion).
 func IsConflict(err error) bool { return apimeta.IsConflict(err) }
+
+// IsTooManyRequests reports a TooManyRequests error (429): an eviction
+// that a PodDisruptionBudget refuses, or a server that sheds load.
+func IsTooManyRequests(err error) bool { return ReasonOf(err) == ReasonTooManyRequests }
 
 // IsInvalid reports an Invalid error (validation failed).
 func IsInvalid(err error) bool { return apimeta.IsInvalid(err) }

@@ -230,6 +230,16 @@ func (c *Cluster) Delete(ctx context.Context, gvk kschema.GVK, namespace, name s
 	if err != nil {
 		return err
 	}
+	body, err := json.Marshal(deleteOptionsOf(o))
+	if err != nil {
+		return err
+	}
+	return convert(c.rc.Delete().AbsPath(p...).Body(body).Do(ctx).Error())
+}
+
+// deleteOptionsOf is the meta/v1 DeleteOptions of a Delete (or of an
+// Eviction's deleteOptions).
+func deleteOptionsOf(o cluster.DeleteOptions) deleteOptions {
 	do := deleteOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"}}
 	do.DryRun = dryRun(o.DryRun)
 	do.GracePeriodSeconds = o.GracePeriodSeconds
@@ -248,9 +258,5 @@ func (c *Cluster) Delete(ctx context.Context, gvk kschema.GVK, namespace, name s
 			do.Preconditions.ResourceVersion = &rv
 		}
 	}
-	body, err := json.Marshal(do)
-	if err != nil {
-		return err
-	}
-	return convert(c.rc.Delete().AbsPath(p...).Body(body).Do(ctx).Error())
+	return do
 }

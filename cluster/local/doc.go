@@ -61,6 +61,11 @@
 //     are deleted gracefully: they stay, marked, until deleted again with a
 //     grace period of 0 (by the kubelet). UID and ResourceVersion
 //     preconditions are checked.
+//   - Evict (the pods/eviction subresource) deletes a pod as Delete does
+//     unless the one PodDisruptionBudget that selects it allows no
+//     disruption: 429 TooManyRequests with the budget's cause, as
+//     kube-apiserver; a granted eviction takes one from the budget's
+//     disruptionsAllowed and notes the pod in status.disruptedPods.
 //   - Services get a cluster IP from 10.96.0.0/12 and node ports from
 //     30000-32767, unique across the state, kept by updates that leave them
 //     out and freed with the Service. Jobs get their generated selector.
