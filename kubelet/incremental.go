@@ -45,7 +45,11 @@ type memo struct {
 	// leaves a node (its requests, ports and spread are freed).
 	sched   *scheduler.Cluster
 	pending map[podKey]bool
-	freed   bool
+	// rooms is the kubelet's admission view of its nodes (nil until a
+	// pod needed admission), nodeOf the node of each pod holding room.
+	rooms  map[string]*nodeRoom
+	nodeOf map[podKey]string
+	freed  bool
 	// queue holds the due times, earliest first; an entry whose time is
 	// not the pod's due time any more is dropped when it comes up.
 	queue dueQueue
@@ -80,6 +84,19 @@ func newMemo() *memo {
 
 // see records what a pod holds (nil: it is gone).
 func (m *memo) see(key podKey, pod map[string]any) {
+	if m.rooms != nil {
+		if n, ok := m.nodeOf[key]; ok {
+			m.rooms[n].release(key)
+			delete(m.nodeOf, key)
+		}
+		if pod != nil && holds(pod) {
+			n := str(mapOf(pod, "spec"), "nodeName")
+			if r := m.rooms[n]; r != nil {
+				r.hold(key, pod)
+				m.nodeOf[key] = n
+			}
+		}
+	}
 	ip := ""
 	if pod != nil {
 		ip = str(mapOf(pod, "status"), "podIP")
@@ -243,15 +260,42 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		if err != nil {
 			return res, fmt.Errorf("kubelet: get pod %s/%s: %w", key.namespace, key.name, err)
 		}
+		if m.rooms == nil && k.needsAdmission(pod) {
+			// A pod bound to a node by hand: its admission weighs every
+			// pod of the node, which a full sync counts.
+			return k.Sync(ctx, c, now)
+		}
 		m.see(key, pod)
 		pods = append(pods, pod)
 		found = append(found, key)
 	}
 	ips := &ipAllocator{memo: m, n: 1}
+	var admitting []int
+	objs := make([]cluster.Object, len(pods))
+	copy(objs, pods)
+	for i, pod := range pods {
+		if k.needsAdmission(pod) {
+			admitting = append(admitting, i)
+		}
+	}
+	refused, err := k.admitNew(ctx, c, objs, admitting, m.rooms, m.sched, now)
+	if err != nil {
+		return res, err
+	}
+	res.Changed = res.Changed || len(refused) > 0
+	for _, i := range admitting {
+		if !refused[i] {
+			// Admitted: its status (with a startTime) is written below.
+			m.nodeOf[found[i]] = str(mapOf(pods[i], "spec"), "nodeName")
+		}
+	}
 	var waiting []int
 	for i, pod := range pods {
 		if waitsForNode(pod) {
 			waiting = append(waiting, i)
+			continue
+		}
+		if refused[i] {
 			continue
 		}
 		r, err := k.syncPod(ctx, c, pod, now, ips)
@@ -281,7 +325,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		}
 	}
 	m.freed = false
-	objs := make([]cluster.Object, len(pods))
+	objs = make([]cluster.Object, len(pods))
 	copy(objs, pods)
 	sortWaiting(objs, waiting)
 	for _, i := range waiting {
@@ -307,7 +351,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 }
 
 // remember rebuilds the memo from the pods of a Sync and their next.
-func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *scheduler.Cluster, pending map[podKey]bool) {
+func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *scheduler.Cluster, pending map[podKey]bool, rooms map[string]*nodeRoom) {
 	m := newMemo()
 	m.pending = pending
 	for i, pod := range pods {
@@ -319,6 +363,16 @@ func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *sched
 		}
 	}
 	m.rebuildQueue()
+	// The admission view after the Sync's admissions (the pods listed
+	// before them are not seen into it).
+	if rooms != nil {
+		m.rooms, m.nodeOf = rooms, map[podKey]string{}
+		for n, r := range rooms {
+			for key := range r.held {
+				m.nodeOf[key] = n
+			}
+		}
+	}
 	// The scheduler's view after the Sync's binds; the pods written
 	// since are seen again by the next SyncChanged.
 	m.sched = snap

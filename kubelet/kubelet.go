@@ -18,8 +18,11 @@
 // from the pod and status.startTime), so the same pods at the same time
 // always get the same status.
 //
-// Not simulated: the kubelet's own admission of pods bound to a node
-// directly (OutOfcpu), image caches, volumes, ephemeral containers,
+// A pod bound to a node without the scheduler (spec.nodeName given) goes
+// through the kubelet's own admission first (see admission.go: OutOfcpu,
+// NodeAffinity, ...), which may reject it.
+//
+// Not simulated: image caches, volumes, ephemeral containers,
 // in-place changes of a running pod's images, and the Unknown phase (the
 // nodes never go away).
 package kubelet
@@ -159,10 +162,25 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	k.mu.Lock()
 	k.memo = nil
 	k.mu.Unlock()
+	// The pods bound to a node whose kubelet has not admitted them yet
+	// are admitted first, oldest first (as the kubelet handles new pods);
+	// those rejected are done with.
+	rooms, admitting, err := k.roomsFor(ctx, c, list.Items)
+	if err != nil {
+		return res, err
+	}
+	refused, err := k.admitNew(ctx, c, list.Items, admitting, rooms, snap, now)
+	if err != nil {
+		return res, err
+	}
+	res.Changed = res.Changed || len(refused) > 0
 	var waiting []int
 	for i, pod := range list.Items {
 		if waitsForNode(pod) {
 			waiting = append(waiting, i)
+			continue
+		}
+		if refused[i] {
 			continue
 		}
 		r, err := k.syncPod(ctx, c, pod, now, ips)
@@ -190,7 +208,7 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	// The pods as listed: those written since are in the next
 	// SyncChanged's changes.
-	k.remember(list.Items, nexts, snap, pending)
+	k.remember(list.Items, nexts, snap, pending, rooms)
 	if next != never {
 		res.RequeueAt = next
 	}
@@ -297,6 +315,17 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 	}
 	if _, ok := k.byName[node]; !ok {
 		return res, nil // bound to a node no kubelet here runs
+	}
+	if rejected(pod) {
+		// Refused at admission: nothing ran, nothing changes; deleted, it
+		// goes at once (unless a finalizer holds it).
+		if str(md, "deletionTimestamp") != "" && len(listOf(md, "finalizers")) == 0 {
+			if err := c.Delete(ctx, podGVK, ns, name, cluster.GracePeriod(0), cluster.Preconditions{UID: uid}); err != nil && !cluster.IsNotFound(err) {
+				return res, fmt.Errorf("kubelet: remove pod %s/%s: %w", ns, name, err)
+			}
+			res.changed = true
+		}
+		return res, nil
 	}
 	status := mapOf(pod, "status")
 	start, err := time.Parse(time.RFC3339, str(status, "startTime"))
