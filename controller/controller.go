@@ -26,7 +26,8 @@
 //     pvc- and pv-protection finalizers);
 //   - the cluster itself: gc (the garbage collector, for what the store
 //     does not collect in the deleting transaction), node (Node leases and
-//     NoExecute taint eviction), event (how controllers record Events, and
+//     NoExecute taint eviction), disruption (the status of
+//     PodDisruptionBudgets), event (how controllers record Events, and
 //     the TTLController that expires them), controlplane (the kubernetes
 //     Service that kube-apiserver keeps).
 //

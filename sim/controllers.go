@@ -7,6 +7,7 @@ import (
 	"github.com/konverge/konverge/controller/cronjob"
 	"github.com/konverge/konverge/controller/daemonset"
 	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/disruption"
 	"github.com/konverge/konverge/controller/endpoint"
 	"github.com/konverge/konverge/controller/endpointslice"
 	"github.com/konverge/konverge/controller/event"
@@ -27,7 +28,8 @@ import (
 // DaemonSet, CronJob and Job controllers (and the Jobs' time to live), the kubelet of the simulated node (with profile p; nil
 // means the default profile), the Endpoints and EndpointSlices of
 // Services (and the mirrors of the Endpoints of Services without a
-// selector), the node's Lease, the binder of PersistentVolumes and their
+// selector), the node's Lease, the status of PodDisruptionBudgets
+// (disruption), the binder of PersistentVolumes and their
 // claims, the protection of claims and volumes in use, the
 // garbage collector, kube-apiserver's own kubernetes Service (recreated
 // within ten seconds of its deletion),
@@ -53,6 +55,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		endpointslice.New(),
 		endpointslice.Mirroring{},
 		node.Controller{},
+		disruption.Controller{},
 		persistentvolume.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},

@@ -174,6 +174,7 @@ var snapshotKinds = []struct {
 	{schema.GVK{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}, "hpas"},
 	{schema.GVK{Version: "v1", Kind: "Endpoints"}, "endpoints"},
 	{schema.GVK{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, "endpointslices"},
+	{schema.GVK{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}, "poddisruptionbudgets"},
 }
 
 // workloadComponents are the sources whose Events a scenario compares
@@ -185,7 +186,14 @@ var workloadComponents = map[string]bool{
 	"cronjob-controller": true, "ttl-after-finished-controller": true,
 	"horizontal-pod-autoscaler": true, "endpoint-controller": true, "endpointslice-controller": true,
 	"replication-controller": true,
+	// The disruption controller's recorder calls itself controllermanager.
+	"controllermanager": true,
 }
+
+// repeatingComponents are the sources that say the same again whenever
+// they resync an object (kube-scheduler at every retry, the disruption
+// controller at every change of a budget's pods): each text counts once.
+var repeatingComponents = map[string]bool{"default-scheduler": true, "controllermanager": true}
 
 // recorder collects the ops and event occurrences of a namespace.
 type recorder struct {
@@ -326,7 +334,7 @@ func (r *recorder) watchEvents(ctx context.Context, t testing.TB, c cluster.Inte
 				str(e, "involvedObject", "kind"), str(e, "involvedObject", "name"), uidPattern.ReplaceAllString(str(e, "message"), "<uid>"))
 			r.mu.Lock()
 			rw.taken++
-			if r.scheduler && str(e, "reportingComponent") == "default-scheduler" || str(e, "source", "component") == "default-scheduler" {
+			if r.scheduler && str(e, "reportingComponent") == "default-scheduler" || repeatingComponents[str(e, "source", "component")] {
 				// The scheduler says the same again at every retry (new
 				// Events on a real cluster): each text counts once.
 				if r.schedulerSaid == nil {
@@ -839,6 +847,9 @@ func reduce(o map[string]any) map[string]any {
 		if v := field(o, "status.phase"); v != nil {
 			out["phase"] = v
 		}
+	case "PodDisruptionBudget":
+		keep("generation", "metadata.generation")
+		keep("status", "status")
 	case "ControllerRevision":
 		keep("revision", "revision")
 		keep("data", "data")
