@@ -51,10 +51,13 @@ type item struct {
 	// crd is the CustomResourceDefinition of the input that defines the
 	// kind, when the API did not serve the kind before the apply.
 	crd *inputCRD
-	// digest is config's digest, for a Planner with memory (memo.go):
-	// digested once computed, digestOK when config could be digested.
-	digest             uint64
-	digested, digestOK bool
+	// digest is the digest of the object of the input, for a Planner
+	// with memory (memo.go); digestOK when it could be computed.
+	digest   uint64
+	digestOK bool
+	// entry is the memory's entry the item was taken from: it was
+	// resolved and validated as it is.
+	entry *memoEntry
 }
 
 func (it *item) isSecret() bool    { return it.ref.Group == "" && it.ref.Kind == "Secret" }
@@ -86,9 +89,11 @@ func prepare(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.
 	return prepareKnown(objs, m, opts, set, errs, nil)
 }
 
-// prepareKnown is prepare that does not validate the items known reports
-// (a Planner's memory holds them as they are, validated before).
-func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.ApplySet, errs *errorList, known func(*item) bool) ([]*item, error) {
+// prepareKnown is prepare that takes the objects a Planner's memory
+// holds from it (mem, when not nil), as they were resolved and validated
+// before. It answers errRetry when the memory cannot settle the input as
+// prepare would: an object given twice, one of them remembered.
+func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *prune.ApplySet, errs *errorList, mem *memoRound) ([]*item, error) {
 	var sel *selector.Labels
 	if opts.Selector != "" {
 		s, err := selector.ParseLabels(opts.Selector)
@@ -97,21 +102,44 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		}
 		sel = &s
 	}
+	slab := &itemSlab{left: len(objs)}
 	items := make([]*item, 0, len(objs))
+	taken := 0
 	for _, o := range objs {
 		if sel != nil && !sel.Matches(objref.Labels(o.Obj)) {
 			continue // kubectl apply -l applies only what matches
 		}
-		items = append(items, &item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj})
+		if mem != nil {
+			it, d, ok := mem.take(o, len(items), slab)
+			if it != nil {
+				items = append(items, it)
+				taken++
+				continue
+			}
+			it = slab.next()
+			*it = item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj, digest: d, digestOK: ok}
+			items = append(items, it)
+			continue
+		}
+		it := slab.next()
+		*it = item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj}
+		items = append(items, it)
 	}
 	if len(items) == 0 {
 		return nil, errors.New("apply: no objects passed to apply")
 	}
 	crds, bad := collectCRDs(items, errs)
 
-	seen := make(map[objectKey]*item, len(items))
+	// Every object taken from the memory was resolved, with a key no
+	// other remembered object has; the others are resolved here, and
+	// checked against each other and the remembered ones.
+	seen := make(map[objectKey]*item, len(items)-taken)
 	ok := items[:0:0]
 	for _, it := range items {
+		if it.entry != nil {
+			ok = append(ok, it)
+			continue
+		}
 		if bad[it] {
 			continue
 		}
@@ -119,7 +147,10 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 			errs.add(it, err)
 			continue
 		}
-		k := objectKey{it.ref.Group, it.ref.Kind, it.ref.Namespace, it.ref.Name}
+		k := it.key()
+		if mem != nil && mem.takenKey(k) {
+			return nil, errRetry
+		}
 		if first, dup := seen[k]; dup {
 			errs.add(it, fmt.Errorf("duplicate object: %s is also defined in %s", it.ref, first.src))
 			continue
@@ -128,11 +159,11 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		ok = append(ok, it)
 	}
 	verrs := make([]error, len(ok))
-	if !opts.ServerSide {
+	if !opts.ServerSide && taken < len(ok) {
 		// A server-side apply is checked by the server, as kubectl leaves
 		// it (the errors of the typed merge are the server's).
 		parallel(len(ok), func(i int) {
-			if known == nil || !known(ok[i]) {
+			if ok[i].entry == nil {
 				verrs[i] = validateItem(ok[i])
 			}
 		})
@@ -145,9 +176,13 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		}
 		valid = append(valid, it)
 	}
-	slices.SortStableFunc(valid, func(a, b *item) int { return a.rank() - b.rank() })
+	if !slices.IsSortedFunc(valid, byRank) {
+		slices.SortStableFunc(valid, byRank)
+	}
 	return valid, nil
 }
+
+func byRank(a, b *item) int { return a.rank() - b.rank() }
 
 // resolve finds the kind of an item and settles its namespace and labels.
 func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Options, set *prune.ApplySet) error {

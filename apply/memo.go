@@ -1,12 +1,13 @@
 package apply
 
 import (
-	"context"
+	"errors"
 	"hash/maphash"
 	"math"
 	"sync"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/schema"
 )
@@ -14,26 +15,33 @@ import (
 // Plans that cost what changed.
 //
 // A Planner with memory (WithMemory) remembers, for every object of its
-// last plan, the digest of the object it was asked to apply, the uid and
-// resourceVersion of the live object it planned against, and the change it
-// computed. In the next plan, an object whose manifest has the same digest
-// and whose live object has the same uid and resourceVersion (or is still
-// absent) gets the remembered change without being validated, merged or
-// predicted again: a sync loop that re-plans an unchanged directory pays
-// for reading the manifests and the live objects, not for planning them.
+// last plan, the digest of the object it was asked to apply, the object as
+// it resolved it (kind, namespace, schema), the uid and resourceVersion of
+// the live object it planned against, and the change it computed. In the
+// next plan, an object whose digest is remembered is not resolved or
+// validated again; when its live object has the same uid and
+// resourceVersion (or is still absent), it gets the remembered change
+// without being merged or predicted again. A sync loop that re-plans an
+// unchanged directory pays for reading the manifests and the live objects
+// and for one lookup per object, not for planning them.
+//
+// The digest of an object read from a manifest is manifest.Object.Digest,
+// computed from the bytes it was read from; of an object built in code
+// (Digest 0), a digest of its content (digestValue).
 
 // WithMemory makes p remember its plans, as described above, and returns
 // p. The remembered changes share their maps (Live, Merged, Patch) with
 // the plans that computed them: a caller must not modify them. A Planner
 // with memory runs one Plan at a time.
 //
-// The memory is keyed by what decides a change: the manifest's digest (a
-// 64-bit hash of its content, seeded at random per process), the kind's
-// resolution (resource and schema; custom resources whose definition's
-// schema the plan checks them against, or whose definition is in the
-// input, are never remembered), the live object's uid and
-// resourceVersion, and the Planner's options, which do not change. It
-// holds the objects of the last plan only.
+// The memory is keyed by what decides a change: the object's digest
+// (manifest.Object.Digest when it is set: whoever modifies a read object
+// must clear it; otherwise a 64-bit hash of its content, seeded at random
+// per process), the kind's resolution (resource and schema; custom
+// resources whose definition's schema the plan checks them against, or
+// whose definition is in the input, are never remembered), the live
+// object's uid and resourceVersion, and the Planner's options, which do
+// not change. It holds the objects of the last plan only.
 func (p *Planner) WithMemory() *Planner {
 	if p.memo == nil {
 		p.memo = &planMemo{}
@@ -43,48 +51,137 @@ func (p *Planner) WithMemory() *Planner {
 
 // planMemo is a Planner's memory.
 type planMemo struct {
-	mu      sync.Mutex
-	entries map[objectKey]*memoEntry
-	round   uint64 // the number of the last update
+	mu sync.Mutex
+	// byDigest are the objects of the last plan by digest; byKey the
+	// same by object, to find an object given twice.
+	byDigest map[uint64]*memoEntry
+	byKey    map[objectKey]*memoEntry
+	kinds    map[schema.GVK]*memoKind
+	round    uint64 // the number of the current (or last) Plan
 }
 
 type memoEntry struct {
-	digest  uint64
-	res     cluster.Resource
-	typ     *schema.Type
+	// it is the object as it was resolved: its kind, schema and config,
+	// with the position and source it had (it.entry is the entry).
+	it      item
+	kind    *memoKind
 	uid, rv string
-	pl      plan
-	change  Change
-	round   uint64 // the update that last used the entry
+	// slot is where the live object was found in snap, when the plan
+	// read it from a Snapshot (in the version asked for).
+	snap   *Snapshot
+	slot   *snapSlot
+	pl     plan
+	change Change
+	// taken is the round in which an object of the input took the
+	// entry; an entry not taken in a round is forgotten after it.
+	taken uint64
 }
 
-// known reports whether the memory holds the object of it, as it is: its
-// validation can be skipped, for it passed before. It computes it's
-// digest; it is called concurrently for different items, while the memory
-// does not change.
-func (m *planMemo) known(it *item) bool {
-	if m == nil {
+// memoKind is a kind as the memory's entries resolved it.
+type memoKind struct {
+	gvk schema.GVK
+	res cluster.Resource
+	typ *schema.Type
+	// checked is the last round that resolved the kind again; ok whether
+	// it resolved the same then.
+	checked uint64
+	ok      bool
+}
+
+// errRetry is what prepareKnown answers when the memory cannot settle the
+// input as the plan without it would (an object given twice): the Planner
+// prepares the input again without it.
+var errRetry = errors.New("apply: plan again without the memory")
+
+// memoRound is one Plan's use of the memory.
+type memoRound struct {
+	m      *planMemo
+	round  uint64
+	mapper cluster.Mapper
+	// digestOnly computes the digests of the input and takes nothing
+	// (the input prepared again after errRetry).
+	digestOnly bool
+}
+
+// begin starts a round of the memory.
+func (m *planMemo) begin(mapper cluster.Mapper) *memoRound {
+	m.round++
+	return &memoRound{m: m, round: m.round, mapper: mapper}
+}
+
+// take returns the remembered item of o, the idx-th object of the input
+// read from src, when the memory holds one whose kind resolves as it
+// did; nil otherwise. The item is the entry's own when it was at the
+// same position and source, a copy otherwise (in slab). d and ok are o's
+// digest, computed either way.
+func (r *memoRound) take(o manifest.Object, idx int, slab *itemSlab) (it *item, d uint64, ok bool) {
+	d, ok = digestOf(o)
+	if !ok || r.digestOnly {
+		return nil, d, ok
+	}
+	e := r.m.byDigest[d]
+	if e == nil || e.taken == r.round || !r.sameKind(e.kind) {
+		return nil, d, ok
+	}
+	e.taken = r.round
+	if e.it.idx == idx && e.it.src == o.Source {
+		return &e.it, d, ok
+	}
+	it = slab.next()
+	*it = e.it
+	it.idx, it.src = idx, o.Source
+	return it, d, ok
+}
+
+// sameKind reports whether the kind resolves as it did.
+func (r *memoRound) sameKind(k *memoKind) bool {
+	if k.checked != r.round {
+		gvk := k.gvk
+		res, err := r.mapper.ResourceFor(gvk)
+		k.ok = err == nil && r.mapper.Schema(gvk) == k.typ && sameResource(res, k.res)
+		k.checked = r.round
+	}
+	return k.ok
+}
+
+// itemSlab allocates items in chunks.
+type itemSlab struct {
+	free []item
+	left int // items still to come, at most
+}
+
+func (s *itemSlab) next() *item {
+	if len(s.free) == 0 {
+		s.free = make([]item, max(1, min(s.left, 1024)))
+	}
+	it := &s.free[0]
+	s.free = s.free[1:]
+	s.left--
+	return it
+}
+
+// takenKey reports whether an object of the input took the entry of the
+// object k this round.
+func (r *memoRound) takenKey(k objectKey) bool {
+	if r.digestOnly {
 		return false
 	}
-	m.digest(it)
-	e := m.entries[it.key()]
-	return e != nil && m.matches(e, it)
-}
-
-func (m *planMemo) digest(it *item) {
-	if !it.digested {
-		it.digest, it.digestOK = digestValue(it.config)
-		it.digested = true
-	}
-}
-
-func (m *planMemo) matches(e *memoEntry, it *item) bool {
-	return it.digestOK && it.crd == nil && e.digest == it.digest && e.typ == it.typ && sameResource(e.res, it.res)
+	e := r.m.byKey[k]
+	return e != nil && e.taken == r.round
 }
 
 func sameResource(a, b cluster.Resource) bool {
 	return a.GVK == b.GVK && a.Plural == b.Plural && a.Namespaced == b.Namespaced &&
 		a.Status == b.Status && a.Strategic == b.Strategic
+}
+
+// digestOf returns the digest of an object of the input: its manifest
+// digest, or a digest of its content.
+func digestOf(o manifest.Object) (uint64, bool) {
+	if o.Digest != 0 {
+		return mix(o.Digest, 0x5d), true
+	}
+	return digestValue(o.Obj)
 }
 
 // liveIdentity returns the uid and resourceVersion of a live object ("",
@@ -99,92 +196,93 @@ func liveIdentity(live map[string]any) (uid, rv string) {
 	return uid, rv
 }
 
-// readAndPlanMemo is readAndPlan that takes the plans of the objects the
-// memory holds, unchanged and against the same live objects, from it:
-// reused[i] reports those, whose Change is the remembered one.
-func (r *run) readAndPlanMemo(ctx context.Context, c cluster.Reader, items []*item, workers int, m *planMemo) (plans []plan, reused []bool) {
-	snap := readLive(ctx, c, items, workers)
-	plans = make([]plan, len(items))
-	reused = make([]bool, len(items))
-	var todo []*item
-	var todoLive []map[string]any
-	var todoAt []int
-	for i, it := range items {
-		if err := snap.err[i]; err != nil {
-			plans[i] = plan{it: it, err: err}
-			continue
-		}
-		m.digest(it)
-		if e := m.entries[it.key()]; e != nil && m.matches(e, it) && e.live(snap.live[i]) {
-			pl := e.pl
-			pl.it = it
-			plans[i], reused[i] = pl, true
-			continue
-		}
-		todo = append(todo, it)
-		todoLive = append(todoLive, snap.live[i])
-		todoAt = append(todoAt, i)
-	}
-	for j, pl := range r.plans(todo, todoLive) {
-		plans[todoAt[j]] = pl
-	}
-	return plans, reused
-}
-
-// live reports whether live is the object the entry was planned against.
-func (e *memoEntry) live(live map[string]any) bool {
-	uid, rv := liveIdentity(live)
-	if (live == nil) != (e.pl.live == nil) {
+// reusable reports whether the remembered plan of it holds for live, of
+// identity id: the live object is the one it was planned against (same
+// uid and resourceVersion, or absent both times), and no custom resource
+// schema of this plan applies to its kind.
+func (it *item) reusable(live map[string]any, id liveID, crSchemas map[schema.GVK]map[string]any) bool {
+	e := it.entry
+	if e == nil || (live == nil) != (e.pl.live == nil) || crSchemas[it.ref.GVK] != nil {
 		return false
 	}
-	return uid == e.uid && rv == e.rv && (live == nil || rv != "")
+	if live == nil {
+		return true
+	}
+	if !id.known {
+		id.uid, id.rv = liveIdentity(live)
+	}
+	return id.rv != "" && id.uid == e.uid && id.rv == e.rv
 }
 
-// remembered returns the remembered change of a reused plan, with the
-// source of the object as given this time.
-func (m *planMemo) remembered(it *item) Change {
-	c := m.entries[it.key()].change
-	c.Source = it.src
-	return c
-}
-
-// update makes the memory hold the plans and changes of one Plan, and
-// forget the objects that were not in it. Entries that were reused stay
-// as they are.
+// update makes the memory hold the plans and changes of one Plan (see
+// Planner.Plan: plans[i] is the plan of items[i] computed in it, nil for
+// those reused; changes in input order), and forget the objects that were
+// not in it. Entries that were reused stay as they are.
 //
 // Custom resources checked against their definition's schema (crSchemas)
 // are not remembered: the definition can change while they do not.
-func (m *planMemo) update(plans []plan, reused []bool, changes []*Change, crSchemas map[schema.GVK]map[string]any) {
-	if m.entries == nil {
-		m.entries = make(map[objectKey]*memoEntry, len(plans))
+func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *snapshot, crSchemas map[schema.GVK]map[string]any) {
+	if m.byDigest == nil {
+		m.byDigest = make(map[uint64]*memoEntry, len(plans))
+		m.byKey = make(map[objectKey]*memoEntry, len(plans))
+		m.kinds = map[schema.GVK]*memoKind{}
 	}
-	m.round++
-	for i, pl := range plans {
-		it := pl.it
-		if pl.err != nil || changes[i] == nil || crSchemas[it.ref.GVK] != nil {
+	remember := func(it *item, pl *plan) bool {
+		if pl.err != nil || crSchemas[it.ref.GVK] != nil || !it.digestOK || it.crd != nil {
+			return false
+		}
+		return pl.live == nil || objref.ResourceVersion(pl.live) != ""
+	}
+	n, kept := 0, 0
+	for i, it := range items {
+		switch {
+		case plans[i] == nil:
+			kept++
+		case remember(it, plans[i]):
+			n++
+		}
+	}
+	// The new entries in one block, in input order.
+	slab := make([]memoEntry, n)
+	for i, it := range items {
+		pl := plans[i]
+		if pl == nil || !remember(it, pl) {
 			continue
 		}
-		k := it.key()
-		if reused != nil && reused[i] {
-			m.entries[k].round = m.round
-			continue
-		}
-		if !it.digested || !it.digestOK || it.crd != nil {
-			continue
-		}
+		e := &slab[0]
+		slab = slab[1:]
 		uid, rv := liveIdentity(pl.live)
-		if pl.live != nil && rv == "" {
-			continue
-		}
-		e := &memoEntry{digest: it.digest, res: it.res, typ: it.typ, uid: uid, rv: rv, pl: pl, change: *changes[i], round: m.round}
+		*e = memoEntry{it: *it, kind: m.kindOf(it), uid: uid, rv: rv, pl: *pl, change: changes[it.idx], taken: m.round}
+		e.it.entry = e
 		e.pl.it = nil
-		m.entries[k] = e
+		if snap.from != nil && snap.slots[i] != nil {
+			e.snap, e.slot = snap.from, snap.slots[i]
+		}
+		m.byDigest[it.digest] = e
+		m.byKey[it.key()] = e
+		kept++
 	}
-	for k, e := range m.entries {
-		if e.round != m.round {
-			delete(m.entries, k)
+	if kept == len(m.byDigest) {
+		return // every entry was taken or made in this round
+	}
+	for d, e := range m.byDigest {
+		if e.taken != m.round {
+			delete(m.byDigest, d)
+			if k := e.it.key(); m.byKey[k] == e {
+				delete(m.byKey, k)
+			}
 		}
 	}
+}
+
+// kindOf returns the memoKind of the kind as it resolved.
+func (m *planMemo) kindOf(it *item) *memoKind {
+	k := m.kinds[it.ref.GVK]
+	if k == nil || k.typ != it.typ || !sameResource(k.res, it.res) {
+		k = &memoKind{gvk: it.ref.GVK, res: it.res, typ: it.typ, checked: m.round, ok: true}
+		m.kinds[it.ref.GVK] = k
+	}
+	return k
 }
 
 // seed keys the digests of this process.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/konverge/konverge/apply"
@@ -13,16 +14,31 @@ import (
 	"github.com/konverge/konverge/kinds"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/manifest"
+	"github.com/konverge/konverge/objref"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
 
 // TestPlannerMemoryMatchesFresh plans, round after round of random edits
-// (manifests edited, added and dropped; live objects scaled, relabelled,
-// deleted; some rounds applied), with one Planner that remembers and with
-// a fresh Planner each round, and requires the same plans. It also checks
-// that the memory is used: unchanged objects get the remembered change.
+// (manifests edited, added, dropped and given twice; live objects scaled,
+// relabelled, deleted; some rounds applied), with one Planner that
+// remembers and with a fresh Planner each round, and requires the same
+// plans (or the same errors). It plans against the embedded cluster and
+// against a Snapshot that follows it, objects built in code (digests of
+// their content) and read from manifests (digests of their bytes). It
+// also checks that the memory is used: unchanged objects get the
+// remembered change.
 func TestPlannerMemoryMatchesFresh(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		snapshot   bool
+		manifested bool
+	}{{"store/built", false, false}, {"store/read", false, true}, {"snapshot/built", true, false}, {"snapshot/read", true, true}} {
+		t.Run(c.name, func(t *testing.T) { testMemoryMatchesFresh(t, c.snapshot, c.manifested) })
+	}
+}
+
+func testMemoryMatchesFresh(t *testing.T, useSnapshot, manifested bool) {
 	ctx := context.Background()
 	s, err := local.Open(t.TempDir(), local.Options{})
 	if err != nil {
@@ -33,6 +49,9 @@ func TestPlannerMemoryMatchesFresh(t *testing.T) {
 	variants := make([][]manifest.Object, 4)
 	for v := range variants {
 		variants[v] = benchObjects(n, v)
+		if manifested {
+			variants[v] = readBack(t, variants[v])
+		}
 	}
 	rng := rand.New(rand.NewPCG(23, 1))
 	cur := make([]int, n) // the variant of each object, -1: not in the input
@@ -48,11 +67,46 @@ func TestPlannerMemoryMatchesFresh(t *testing.T) {
 	if _, err := apply.New(s, apply.Options{}).Apply(ctx, input()); err != nil {
 		t.Fatal(err)
 	}
+	// The Snapshot follows the store: objects Set again when their
+	// resourceVersion moved, deleted when they are gone.
+	snap := apply.NewSnapshot()
+	held := map[string]string{}
+	follow := func() {
+		seen := map[string]bool{}
+		for _, gvk := range []schema.GVK{gvkConfigMap, gvkDeployment} {
+			l, err := s.List(ctx, gvk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range l.Items {
+				k := gvk.Kind + "/" + objref.Name(o)
+				seen[k] = true
+				if rv := objref.ResourceVersion(o); held[k] != rv {
+					snap.Set(o)
+					held[k] = rv
+				}
+			}
+		}
+		for k := range held {
+			if !seen[k] {
+				gvk := gvkConfigMap
+				if strings.HasPrefix(k, "Deployment/") {
+					gvk = gvkDeployment
+				}
+				snap.Delete(gvk, "default", strings.TrimPrefix(k, gvk.Kind+"/"))
+				delete(held, k)
+			}
+		}
+	}
+	var src apply.LiveSource = s
+	if useSnapshot {
+		src = snap
+	}
 	for _, ignore := range [][]apply.IgnoreRule{nil, {{Group: "apps", Kind: "Deployment", Paths: []string{"spec.replicas"}}}} {
 		opts := apply.Options{Ignore: ignore}
-		remembering := apply.NewPlanner(s, s.Mapper(), opts).WithMemory()
+		remembering := apply.NewPlanner(src, s.Mapper(), opts).WithMemory()
 		prev := map[string]apply.Change{}
-		reusedTotal := 0
+		reusedTotal, failed := 0, 0
 		for round := range 30 {
 			for range rng.IntN(4) {
 				i := rng.IntN(n)
@@ -65,14 +119,30 @@ func TestPlannerMemoryMatchesFresh(t *testing.T) {
 			for range rng.IntN(4) {
 				editLive(t, s, rng, fmt.Sprintf("obj-%05d", rng.IntN(n)))
 			}
+			follow()
 			objs := input()
-			got, err := remembering.Plan(ctx, objs)
-			if err != nil {
-				t.Fatal(err)
+			if rng.IntN(8) == 0 {
+				// An object given twice: the same text, or another
+				// version of it.
+				i := rng.IntN(len(objs))
+				dup := objs[i]
+				if rng.IntN(2) == 0 {
+					var idx int
+					fmt.Sscanf(objref.Name(dup.Obj), "obj-%d", &idx)
+					dup = variants[rng.IntN(len(variants))][idx]
+				}
+				dup.Source.Doc += 1000
+				at := rng.IntN(len(objs) + 1)
+				objs = append(objs[:at], append([]manifest.Object{dup}, objs[at:]...)...)
 			}
-			want, err := apply.NewPlanner(s, s.Mapper(), opts).Plan(ctx, objs)
-			if err != nil {
-				t.Fatal(err)
+			got, gerr := remembering.Plan(ctx, objs)
+			want, werr := apply.NewPlanner(src, s.Mapper(), opts).Plan(ctx, objs)
+			if gerr != nil || werr != nil {
+				if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Fatalf("round %d: errors differ:\n got %v\nwant %v", round, gerr, werr)
+				}
+				failed++
+				continue
 			}
 			if len(got.Changes) != len(want.Changes) {
 				t.Fatalf("round %d: %d changes, want %d", round, len(got.Changes), len(want.Changes))
@@ -95,6 +165,9 @@ func TestPlannerMemoryMatchesFresh(t *testing.T) {
 		}
 		if reusedTotal < 30*n/4 {
 			t.Errorf("the memory gave %d changes in 30 rounds of %d objects: barely used", reusedTotal, n)
+		}
+		if failed == 0 {
+			t.Errorf("no round gave an object twice")
 		}
 	}
 }
@@ -129,6 +202,9 @@ func editLive(t *testing.T, s *local.Store, rng *rand.Rand, name string) {
 // BenchmarkReplan10k plans 10,000 objects (half ConfigMaps, half
 // Deployments) against a snapshot: cold (a fresh Planner), and again with
 // a Planner that remembers its last plan while 10 objects changed since.
+// The objects are read from a JSON stream, as manifest.Read gives them
+// (with their digests); "remembered-built" plans the same objects built
+// in code (digests of their content).
 func BenchmarkReplan10k(b *testing.B) {
 	const n = 10000
 	ctx := context.Background()
@@ -144,11 +220,12 @@ func BenchmarkReplan10k(b *testing.B) {
 	}
 	snap := apply.NewSnapshot(live...)
 	edits := [2][]manifest.Object{benchObjects(10, 1), benchObjects(10, 2)}
-	round := func(k int) []manifest.Object {
+	built := func(k int) []manifest.Object {
 		objs := append([]manifest.Object(nil), base...)
 		copy(objs, edits[k%2])
 		return objs
 	}
+	round := func(k int) []manifest.Object { return readBack(b, built(k)) }
 	b.Run("cold", func(b *testing.B) {
 		objs := round(0)
 		b.ReportAllocs()
@@ -159,12 +236,11 @@ func BenchmarkReplan10k(b *testing.B) {
 			}
 		}
 	})
-	b.Run("remembered", func(b *testing.B) {
+	remembered := func(b *testing.B, inputs [2][]manifest.Object) {
 		p := apply.NewPlanner(snap, mapper, apply.Options{}).WithMemory()
-		if _, err := p.Plan(ctx, round(1)); err != nil {
+		if _, err := p.Plan(ctx, inputs[1]); err != nil {
 			b.Fatal(err)
 		}
-		inputs := [2][]manifest.Object{round(0), round(1)}
 		k := 0
 		b.ReportAllocs()
 		defer reportCPU(b)()
@@ -178,7 +254,31 @@ func BenchmarkReplan10k(b *testing.B) {
 			}
 			k++
 		}
-	})
+	}
+	b.Run("remembered", func(b *testing.B) { remembered(b, [2][]manifest.Object{round(0), round(1)}) })
+	b.Run("remembered-built", func(b *testing.B) { remembered(b, [2][]manifest.Object{built(0), built(1)}) })
+}
+
+// readBack returns objs as manifest.Parse reads them from a JSON stream:
+// with their digests.
+func readBack(tb testing.TB, objs []manifest.Object) []manifest.Object {
+	tb.Helper()
+	var stream []byte
+	for _, o := range objs {
+		var err error
+		if stream, err = value.AppendEncode(stream, o.Obj); err != nil {
+			tb.Fatal(err)
+		}
+		stream = append(stream, '\n')
+	}
+	out, err := manifest.Parse(context.Background(), "objects.json", stream)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(out) != len(objs) {
+		tb.Fatalf("read %d objects back, want %d", len(out), len(objs))
+	}
+	return out
 }
 
 // liveFor is the object the API server would hold after a first apply of

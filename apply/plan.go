@@ -130,10 +130,29 @@ type Plan struct {
 
 // planState is what a Plan applies.
 type planState struct {
-	objs  []manifest.Object
-	opts  Options
-	fixed map[objectKey]plan
+	objs []manifest.Object
+	opts Options
+	// plans[i] is the plan of items[i], or nil when its memory's entry
+	// holds it.
+	items []*item
+	plans []*plan
 	prune []prune.Candidate
+}
+
+// fixed returns the plans by object, as ApplyPlan takes them.
+func (st *planState) fixed() map[objectKey]plan {
+	out := make(map[objectKey]plan, len(st.plans))
+	for i, it := range st.items {
+		var pl plan
+		if st.plans[i] != nil {
+			pl = *st.plans[i]
+		} else {
+			pl = it.entry.pl
+			pl.it = it
+		}
+		out[it.key()] = pl
+	}
+	return out
 }
 
 // HasDrift reports whether applying the plan changes anything: an object
@@ -239,14 +258,19 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		}
 		r.set = set
 	}
-	var known func(*item) bool
+	var mem *memoRound
 	if p.memo != nil {
 		p.memo.mu.Lock()
 		defer p.memo.mu.Unlock()
-		known = p.memo.known
+		mem = p.memo.begin(m)
 	}
 	var errs errorList
-	items, err := prepareKnown(objs, m, p.opts, r.set, &errs, known)
+	items, err := prepareKnown(objs, m, p.opts, r.set, &errs, mem)
+	if err == errRetry {
+		mem.digestOnly = true
+		errs = errorList{}
+		items, err = prepareKnown(objs, m, p.opts, r.set, &errs, mem)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -258,53 +282,72 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 			r.set.AddMember(it.res, it.ref.Namespace)
 		}
 	}
-	var plans []plan
-	var reused []bool
-	if p.memo != nil {
-		plans, reused = r.readAndPlanMemo(ctx, rd, items, p.opts.concurrency(), p.memo)
-	} else {
-		plans = r.readAndPlan(ctx, rd, items, p.opts.concurrency())
-	}
+	snap := readLive(ctx, rd, items, p.opts.concurrency())
 	r.crSchemas = crSchemas(ctx, rd, items)
-	st := &planState{objs: objs, opts: p.opts, fixed: make(map[objectKey]plan, len(plans))}
-	out := &Plan{st: st}
-	slots := make([]Change, len(objs))
-	filled := make([]bool, len(objs))
-	for i, pl := range plans {
+	// plans[i] is the plan of items[i], computed now; nil for an object
+	// whose remembered plan holds (its entry has it).
+	plans := make([]*plan, len(items))
+	var todo []*item
+	var todoLive []map[string]any
+	var todoAt []int
+	for i, it := range items {
+		if err := snap.err[i]; err != nil {
+			plans[i] = &plan{it: it, err: err}
+			continue
+		}
+		var id liveID
+		if snap.ids != nil {
+			id = snap.ids[i]
+		}
+		if it.reusable(snap.live[i], id, r.crSchemas) {
+			continue
+		}
+		todo = append(todo, it)
+		todoLive = append(todoLive, snap.live[i])
+		todoAt = append(todoAt, i)
+	}
+	computed := r.plans(todo, todoLive)
+	for j := range computed {
+		plans[todoAt[j]] = &computed[j]
+	}
+	// The changes in input order: items[i].idx is the position of the
+	// object in the input (after -l), and every object has a change when
+	// none has a problem.
+	n := 0
+	for _, it := range items {
+		n = max(n, it.idx+1)
+	}
+	changes := make([]Change, n)
+	for i, it := range items {
+		c := &changes[it.idx]
+		pl := plans[i]
+		if pl == nil {
+			*c = it.entry.change
+			c.Source = it.src
+			continue
+		}
 		if pl.err != nil {
-			errs.add(pl.it, pl.err)
+			errs.add(it, pl.err)
 			continue
 		}
-		var c Change
-		if reused != nil && reused[i] {
-			c = p.memo.remembered(pl.it)
-		} else if c, err = r.change(pl); err != nil {
-			errs.add(pl.it, err)
+		if *c, err = r.change(*pl); err != nil {
+			errs.add(it, err)
 			continue
 		}
-		st.fixed[pl.it.key()] = pl
-		slots[pl.it.idx], filled[pl.it.idx] = c, true
+		if c.plain == nil && isSecretRef(c.Ref) {
+			*c = c.Masked()
+		}
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
 	if p.memo != nil {
-		changes := make([]*Change, len(plans))
-		for i, pl := range plans {
-			if filled[pl.it.idx] {
-				changes[i] = &slots[pl.it.idx]
-			}
-		}
-		p.memo.update(plans, reused, changes, r.crSchemas)
+		p.memo.update(items, plans, changes, &snap, r.crSchemas)
 	}
-	out.Changes = make([]Change, 0, len(objs))
-	for i, c := range slots {
-		if filled[i] {
-			out.Changes = append(out.Changes, c.Masked())
-		}
-	}
+	st := &planState{objs: objs, opts: p.opts, items: items, plans: plans}
+	out := &Plan{st: st, Changes: changes}
 	if p.opts.Prune {
-		visited := visitedBy(p.opts, items, plans)
+		visited := visitedBy(p.opts, items, snap.live)
 		cands, err := r.findPrunable(ctx, rd, m, visited)
 		if err != nil {
 			return nil, err
@@ -318,8 +361,8 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 }
 
 // visitedBy returns what an apply of items visits: their namespaces (and
-// the enforced one) and the UIDs of the live objects.
-func visitedBy(opts Options, items []*item, plans []plan) *prune.Visited {
+// the enforced one) and the UIDs of their live objects.
+func visitedBy(opts Options, items []*item, live []map[string]any) *prune.Visited {
 	v := prune.NewVisited()
 	if opts.EnforceNamespace {
 		v.Namespaces[opts.namespace()] = true
@@ -329,8 +372,8 @@ func visitedBy(opts Options, items []*item, plans []plan) *prune.Visited {
 			v.Namespaces[it.ref.Namespace] = true
 		}
 	}
-	for _, p := range plans {
-		if uid := objref.UID(p.live); uid != "" {
+	for _, l := range live {
+		if uid := objref.UID(l); uid != "" {
 			v.UIDs[uid] = true
 		}
 	}
@@ -612,7 +655,7 @@ func (a *Applier) ApplyPlan(ctx context.Context, p *Plan) ([]Result, error) {
 	if prunes == nil {
 		prunes = []prune.Candidate{}
 	}
-	return New(a.c, opts).apply(ctx, p.st.objs, hooks{fixed: p.st.fixed, fixedPrune: prunes})
+	return New(a.c, opts).apply(ctx, p.st.objs, hooks{fixed: p.st.fixed(), fixedPrune: prunes})
 }
 
 // hooks are what a run does differently from a plain apply: ignore rules,

@@ -33,13 +33,25 @@ type LiveSource interface {
 // Objects are found by kind, namespace and name in the version asked for;
 // an object held only in another version of its kind (one object read as
 // autoscaling/v1 and v2 is one object) is found in that version. Objects
-// are not copied; planning does not modify them. A Snapshot is safe for
-// concurrent use.
+// are not copied; planning does not modify them, and neither may the
+// caller once they are Set: to change an object, Set a changed copy (a
+// Snapshot reads an object's uid and resourceVersion when it is Set, and
+// a Planner with memory takes an object with the same ones as unchanged).
+// A Snapshot is safe for concurrent use.
 type Snapshot struct {
 	mu    sync.RWMutex
-	byKey map[snapKey]map[string]any
+	byKey map[snapKey]*snapSlot
 	// kinds lists the keys of each group and kind, for List.
 	kinds map[groupKind][]snapKey
+}
+
+// snapSlot holds one object of a Snapshot, and its identity. Set
+// replaces the object of a slot in place; Delete empties the slot (obj
+// nil) and forgets it: a Planner with memory holds slots to find the
+// objects it planned against again without a lookup.
+type snapSlot struct {
+	obj     map[string]any
+	uid, rv string
 }
 
 // snapKey identifies an object in one version of its kind.
@@ -51,7 +63,7 @@ type snapKey struct {
 // NewSnapshot returns a Snapshot of objs. An object given twice keeps its
 // last version.
 func NewSnapshot(objs ...map[string]any) *Snapshot {
-	s := &Snapshot{byKey: make(map[snapKey]map[string]any, len(objs)), kinds: map[groupKind][]snapKey{}}
+	s := &Snapshot{byKey: make(map[snapKey]*snapSlot, len(objs)), kinds: map[groupKind][]snapKey{}}
 	for _, obj := range objs {
 		s.Set(obj)
 	}
@@ -69,11 +81,15 @@ func (s *Snapshot) Set(obj map[string]any) {
 	k := snapshotKey(obj)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byKey[k]; !ok {
+	uid, rv := liveIdentity(obj)
+	slot := s.byKey[k]
+	if slot == nil {
 		gk := groupKind{k.group, k.kind}
 		s.kinds[gk] = append(s.kinds[gk], k)
+		slot = &snapSlot{}
+		s.byKey[k] = slot
 	}
-	s.byKey[k] = obj
+	*slot = snapSlot{obj: obj, uid: uid, rv: rv}
 }
 
 // Delete removes the object of that kind, namespace and name, in every
@@ -85,6 +101,7 @@ func (s *Snapshot) Delete(gvk schema.GVK, namespace, name string) {
 	gk := groupKind{k.group, k.kind}
 	s.kinds[gk] = slices.DeleteFunc(s.kinds[gk], func(x snapKey) bool {
 		if x.objectKey == k {
+			s.byKey[x].obj = nil
 			delete(s.byKey, x)
 			return true
 		}
@@ -105,15 +122,45 @@ func (s *Snapshot) Get(_ context.Context, gvk schema.GVK, namespace, name string
 	k := objectKey{gvk.Group, gvk.Kind, namespace, name}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if obj, ok := s.byKey[snapKey{k, gvk.Version}]; ok {
-		return obj, nil
+	if slot, ok := s.byKey[snapKey{k, gvk.Version}]; ok {
+		return slot.obj, nil
 	}
 	for _, x := range s.kinds[groupKind{gvk.Group, gvk.Kind}] {
 		if x.objectKey == k {
-			return s.byKey[x], nil
+			return s.byKey[x].obj, nil
 		}
 	}
 	return nil, cluster.NewNotFound(groupResourceOf(gvk), name)
+}
+
+// lookup reads the objects of items as Get finds them, into sn: the
+// object (nil for none) and its identity, and the slot of an object found
+// in the version asked for, which the next lookup of the item through its
+// memory's entry (memoEntry.slot) reads without a search.
+func (s *Snapshot) lookup(items []*item, sn *snapshot) {
+	sn.ids = make([]liveID, len(items))
+	sn.slots = make([]*snapSlot, len(items))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for i, it := range items {
+		if e := it.entry; e != nil && e.snap == s && e.slot != nil && e.slot.obj != nil {
+			slot := e.slot
+			sn.live[i], sn.ids[i], sn.slots[i] = slot.obj, liveID{slot.uid, slot.rv, true}, slot
+			continue
+		}
+		k := it.key()
+		if slot, ok := s.byKey[snapKey{k, it.ref.Version}]; ok {
+			sn.live[i], sn.ids[i], sn.slots[i] = slot.obj, liveID{slot.uid, slot.rv, true}, slot
+			continue
+		}
+		for _, x := range s.kinds[groupKind{k.group, k.kind}] {
+			if x.objectKey == k {
+				slot := s.byKey[x]
+				sn.live[i], sn.ids[i] = slot.obj, liveID{slot.uid, slot.rv, true}
+				break
+			}
+		}
+	}
 }
 
 // List returns the objects of a kind that match the options (namespace,
@@ -149,7 +196,7 @@ func (s *Snapshot) List(_ context.Context, gvk schema.GVK, opts ...cluster.ListO
 	}
 	out := &cluster.List{}
 	for _, ok := range order {
-		obj := s.byKey[pick[ok]]
+		obj := s.byKey[pick[ok]].obj
 		if (!labels.Empty() && !labels.Matches(objref.Labels(obj))) || (!fields.Empty() && !fields.Matches(obj)) {
 			continue
 		}

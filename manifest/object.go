@@ -14,6 +14,8 @@ type docResult struct {
 	line int
 	objs []Object
 	errs []*Error
+	// sum is the digest of the document's bytes (see Object.Digest).
+	sum uint64
 }
 
 func (r *docResult) fail(src Source, object, path string, err error) {
@@ -42,9 +44,9 @@ func isList(obj map[string]any) bool {
 
 // document turns the decoded value of one document into its objects: the
 // document itself, or the items of a List. itemLines are the lines of the
-// items of a top-level List, when known.
-func document(v any, line int, itemLines []int) docResult {
-	r := docResult{line: line}
+// items of a top-level List, when known; text is the document's bytes.
+func document(v any, line int, itemLines []int, text []byte) docResult {
+	r := docResult{line: line, sum: digestText(text)}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		r.fail(Source{Line: line}, "", "", fmt.Errorf("a document must be a mapping (an object with apiVersion and kind), not a %s", value.TypeName(v)))
@@ -133,7 +135,7 @@ func (r *docResult) check(obj map[string]any, src Source) {
 		}
 	}
 	if len(r.errs) == n {
-		r.objs = append(r.objs, Object{Obj: obj, Source: src})
+		r.objs = append(r.objs, Object{Obj: obj, Source: src, Digest: itemDigest(r.sum, src.Item)})
 	}
 }
 

@@ -142,7 +142,7 @@ func parseYAML(data []byte, line int) (r docResult, ok bool) {
 	if v == nil {
 		return docResult{}, false
 	}
-	return document(v, docLine, itemLines(root, line-1)), true
+	return document(v, docLine, itemLines(root, line-1), data), true
 }
 
 // itemLines returns the lines of the items of a List document.
@@ -196,7 +196,7 @@ func parseJSON(data []byte, line int) []docResult {
 			v, err = value.Decode(data[pos:end])
 		}
 		if err == nil {
-			docs = append(docs, document(v, lines.at(pos), nil))
+			docs = append(docs, document(v, lines.at(pos), nil, data[pos:end]))
 			ok++
 			pos = end
 			continue

@@ -58,4 +58,12 @@ type Object struct {
 	Obj map[string]any
 	// Source is where it was read from.
 	Source Source
+	// Digest is a 64-bit digest of the bytes the object was decoded from
+	// (its document, and its position in a List), seeded at random per
+	// process; 0 when unknown (an object built in code). Objects with the
+	// same non-zero Digest were read from the same text, so they are equal:
+	// a Planner with memory (package apply) takes it as the identity of
+	// the object's content and does not look at Obj again. Whoever
+	// modifies Obj after reading it must set Digest to 0.
+	Digest uint64
 }
