@@ -69,6 +69,8 @@ func podIP(n int) string {
 var (
 	podGVK  = schema.GVK{Version: "v1", Kind: "Pod"}
 	nodeGVK = schema.GVK{Version: "v1", Kind: "Node"}
+	nsGVK   = schema.GVK{Version: "v1", Kind: "Namespace"}
+	pdbGVK  = schema.GVK{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}
 )
 
 // Kubelet is the simulated node's kubelet.
@@ -403,6 +405,7 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	} else if sn := str(spec, "schedulerName"); sn != "" && sn != "default-scheduler" {
 		return res, nil // another scheduler's pod
 	} else {
+		k.lookups(ctx, c, snap)
 		d = snap.Schedule(pod)
 		if d.Node == "" {
 			reason, msg = "Unschedulable", d.Message
@@ -500,6 +503,39 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	res.changed, res.next = true, next
 	evs := append([]event.Event{scheduledEvent(pod, target, now)}, podEvents(bound, nil, ctrs, now)...)
 	return res, k.emit(ctx, c, evs)
+}
+
+// lookups lets the scheduler read what it reads beside nodes and pods,
+// when it needs it: the labels of namespaces (pod affinity terms'
+// namespaceSelector) and the PodDisruptionBudgets (preemption).
+func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *scheduler.Cluster) {
+	snap.SetNamespaceLabels(func(ns string) map[string]string {
+		o, err := controller.GetShared(ctx, c, nsGVK, "", ns)
+		if err != nil {
+			return nil
+		}
+		labels := map[string]string{}
+		for k, v := range mapOf(mapOf(o, "metadata"), "labels") {
+			if s, ok := v.(string); ok {
+				labels[k] = s
+			}
+		}
+		return labels
+	})
+	snap.SetDisruptionBudgets(func() []map[string]any {
+		if _, err := c.Mapper().ResourceFor(pdbGVK); err != nil {
+			return nil
+		}
+		l, err := c.List(ctx, pdbGVK)
+		if err != nil {
+			return nil
+		}
+		out := make([]map[string]any, len(l.Items))
+		for i, o := range l.Items {
+			out[i] = o
+		}
+		return out
+	})
 }
 
 // registeredLabels are the labels the kubelet registers konverge-node

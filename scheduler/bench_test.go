@@ -40,3 +40,40 @@ func BenchmarkSchedule1000Nodes30000Pods(b *testing.B) {
 	}
 	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
 }
+
+// BenchmarkSchedule1000Nodes30000OwnedPods is the same rollout as the
+// pods of one ReplicaSet: each decision also scores the default
+// topology spreading of the owner's pods over hostnames and zones.
+func BenchmarkSchedule1000Nodes30000OwnedPods(b *testing.B) {
+	const nodes, pods = 1000, 30000
+	var nodeObjs []map[string]any
+	for i := range nodes {
+		nodeObjs = append(nodeObjs, map[string]any{
+			"metadata": map[string]any{"name": fmt.Sprintf("node-%04d", i), "labels": map[string]any{
+				"kubernetes.io/hostname": fmt.Sprintf("node-%04d", i), "topology.kubernetes.io/zone": fmt.Sprintf("z%d", i%3)}},
+			"status": map[string]any{"allocatable": map[string]any{"cpu": "8", "memory": "32Gi", "pods": "110"}},
+		})
+	}
+	owner := []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d4f8b7c9f", "uid": "0a1b2c3d", "controller": true}}
+	podObj := func(i int) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"name": fmt.Sprintf("p-%05d", i), "namespace": "default", "labels": map[string]any{"app": "web"}, "ownerReferences": owner},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "c",
+				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}},
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(nodeObjs)
+		for i := range pods {
+			p := podObj(i)
+			d := c.Schedule(p)
+			if d.Node == "" {
+				b.Fatalf("pod %d: %s", i, d.Message)
+			}
+			p["spec"].(map[string]any)["nodeName"] = d.Node
+			c.SetPod(p)
+		}
+	}
+	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+}

@@ -21,6 +21,9 @@ type incoming struct {
 	affinity     []term
 	antiAffinity []term
 	spread       []spreadConstraint
+	// defaultSpread: the pod declares no constraint (the system
+	// defaults score it).
+	defaultSpread bool
 
 	// Worked out once per Schedule, for the cluster as it is.
 	spreadCounts []map[string]int64
@@ -31,14 +34,26 @@ type incoming struct {
 type term struct {
 	sel         selector.Labels
 	namespaces  map[string]bool // nil: every namespace
+	nsSelector  *selector.Labels
 	topologyKey string
 }
 
+// weightedTerm is a preferred term with its weight.
+type weightedTerm struct {
+	term
+	weight int64
+}
+
+// newTerm reads a pod (anti-)affinity term of a pod of ownNamespace: it
+// looks in the namespaces it lists and those its namespaceSelector
+// selects; with neither, in ownNamespace; an empty namespaceSelector
+// selects every namespace.
 func newTerm(t map[string]any, ownNamespace string) term {
 	tm := term{topologyKey: str(t, "topologyKey")}
 	ls, _ := t["labelSelector"].(map[string]any)
 	sel, err := selector.FromLabelSelector(ls)
-	if err != nil {
+	if ls == nil || err != nil {
+		// No labelSelector selects no pod.
 		sel = selector.Nothing()
 	}
 	tm.sel = sel
@@ -52,16 +67,36 @@ func newTerm(t map[string]any, ownNamespace string) term {
 		for _, ns := range nss {
 			tm.namespaces[ns] = true
 		}
-		if len(nss) == 0 && !hasNsSel {
+		if hasNsSel {
+			s, err := selector.FromLabelSelector(nsSel)
+			if err != nil {
+				s = selector.Nothing()
+			}
+			tm.nsSelector = &s
+		} else if len(nss) == 0 {
 			tm.namespaces[ownNamespace] = true
 		}
 	}
 	return tm
 }
 
-func (t term) matches(p *pod) bool {
+func newWeightedTerms(l []map[string]any, ownNamespace string) []weightedTerm {
+	var out []weightedTerm
+	for _, w := range l {
+		t, _ := w["podAffinityTerm"].(map[string]any)
+		weight, _ := w["weight"].(int64)
+		out = append(out, weightedTerm{term: newTerm(t, ownNamespace), weight: weight})
+	}
+	return out
+}
+
+// matches reports whether the term selects pod p; nsLabels gives the
+// labels of a namespace (for a namespaceSelector).
+func (t term) matches(p *pod, nsLabels func(string) map[string]string) bool {
 	if t.namespaces != nil && !t.namespaces[p.namespace] {
-		return false
+		if t.nsSelector == nil || nsLabels == nil || !t.nsSelector.Matches(nsLabels(p.namespace)) {
+			return false
+		}
 	}
 	return t.sel.Matches(p.labels)
 }
@@ -75,11 +110,48 @@ type spreadConstraint struct {
 	minDomains   int64
 	honorTaints  bool
 	ignoreAffine bool
+	// owner, for the default constraints of a pod that has none, is the
+	// uid of its controller: they select the pods of the same owner.
+	owner string
 }
 
 func (sc spreadConstraint) matches(labels map[string]string) bool {
 	return sc.sel.Matches(labels) && sc.extra.Matches(labels)
 }
+
+// counts reports whether pod p counts for the constraint of a pod of
+// namespace ns: not terminating, of ns, selected (an empty selector
+// counts no pod, as kube-scheduler's).
+func (sc spreadConstraint) counts(p *pod, ns string) bool {
+	if p.deleting || p.namespace != ns {
+		return false
+	}
+	if sc.owner != "" {
+		return p.owner == sc.owner
+	}
+	if sc.sel.Empty() && sc.extra.Empty() {
+		return false
+	}
+	return sc.matches(p.labels)
+}
+
+// defaultSpread are the constraints kube-scheduler gives a pod that
+// declares none (its system defaults): hostname with maxSkew 3 and zone
+// with maxSkew 5, both ScheduleAnyway, over the pods of the pod's owner.
+func defaultSpread(owner string) []spreadConstraint {
+	if owner == "" {
+		return nil
+	}
+	return []spreadConstraint{
+		{maxSkew: 3, topologyKey: labelHostname, owner: owner},
+		{maxSkew: 5, topologyKey: labelZone, owner: owner},
+	}
+}
+
+const (
+	labelHostname = "kubernetes.io/hostname"
+	labelZone     = "topology.kubernetes.io/zone"
+)
 
 func newIncoming(c *Cluster, p *pod, spec map[string]any) *incoming {
 	in := &incoming{c: c, p: p, nodeName: str(spec, "nodeName"), nodeSelector: stringMap(spec, "nodeSelector")}
@@ -89,9 +161,7 @@ func newIncoming(c *Cluster, p *pod, spec map[string]any) *incoming {
 	}
 	in.preferred = listAt(spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
 	in.tolerations = list(spec, "tolerations")
-	for _, t := range listAt(spec, "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution") {
-		in.affinity = append(in.affinity, newTerm(t, p.namespace))
-	}
+	in.affinity = p.affinity
 	in.antiAffinity = p.antiAffinity
 	for _, sc := range list(spec, "topologySpreadConstraints") {
 		ls, _ := sc["labelSelector"].(map[string]any)
@@ -127,6 +197,7 @@ func newIncoming(c *Cluster, p *pod, spec map[string]any) *incoming {
 			ignoreAffine: str(sc, "nodeAffinityPolicy") == "Ignore",
 		})
 	}
+	in.defaultSpread = len(in.spread) == 0
 	return in
 }
 
@@ -404,7 +475,7 @@ func (in *incoming) countSpread(sc spreadConstraint, gone map[string]bool) map[s
 			counts[d] = 0
 		}
 		for k, p := range m.pods {
-			if gone[k] || p.deleting || p.namespace != in.p.namespace || !sc.matches(p.labels) {
+			if gone[k] || !sc.counts(p, in.p.namespace) {
 				continue
 			}
 			counts[d]++
@@ -461,7 +532,7 @@ func (in *incoming) affinityState(gone map[string]bool) *podAffinityState {
 				continue
 			}
 			for i, t := range in.affinity {
-				if t.matches(p) {
+				if t.matches(p, in.c.nsLabels) {
 					st.anyMatch = true
 					if v, ok := domainOf(p, t.topologyKey); ok {
 						st.affinity[i][v] = true
@@ -469,7 +540,7 @@ func (in *incoming) affinityState(gone map[string]bool) *podAffinityState {
 				}
 			}
 			for i, t := range in.antiAffinity {
-				if t.matches(p) {
+				if t.matches(p, in.c.nsLabels) {
 					if v, ok := domainOf(p, t.topologyKey); ok {
 						st.antiAffinity[i][v] = true
 					}
@@ -483,7 +554,7 @@ func (in *incoming) affinityState(gone map[string]bool) *podAffinityState {
 			continue
 		}
 		for _, t := range p.antiAffinity {
-			if !t.matches(in.p) {
+			if !t.matches(in.p, in.c.nsLabels) {
 				continue
 			}
 			if v, ok := domainOf(p, t.topologyKey); ok {
@@ -524,7 +595,7 @@ func (in *incoming) fitsPodAffinity(n *node, gone map[string]bool) *status {
 			// may go anywhere with the topology labels.
 			self := !st.anyMatch
 			for _, t := range in.affinity {
-				if _, has := n.labels[t.topologyKey]; !has || !t.matches(in.p) {
+				if _, has := n.labels[t.topologyKey]; !has || !t.matches(in.p, in.c.nsLabels) {
 					self = false
 				}
 			}

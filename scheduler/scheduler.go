@@ -1,6 +1,8 @@
 // Package scheduler decides where the pods of the embedded cluster run,
 // as kube-scheduler's default profile (v1.37) decides: pure functions over
-// the Nodes and the pods already placed, with no I/O.
+// the Nodes and the pods already placed, with no I/O (what it reads
+// besides, the labels of namespaces and the PodDisruptionBudgets, it asks
+// for through the functions it is given).
 //
 // A Cluster holds the nodes and the pods bound to them. Schedule runs the
 // filters of the default profile in kube-scheduler's order (NodeName,
@@ -8,19 +10,23 @@
 // NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity), the
 // first that rejects a node giving its reason; scores the nodes that pass
 // (NodeResourcesFit's least-allocated, BalancedAllocation, the
-// PreferNoSchedule taints, preferred node affinity, weighted as the
-// default profile weighs them) and picks the best, the first by name on a
-// tie (kube-scheduler picks one of the best at random). When no node
-// passes, the Decision carries kube-scheduler's message ("0/3 nodes are
-// available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.
+// PreferNoSchedule taints, preferred node affinity, PodTopologySpread's
+// ScheduleAnyway constraints or, for a pod that declares none, the
+// default spreading of its controller's pods over hostnames and zones,
+// InterPodAffinity's preferred terms and the placed pods' terms, weighted
+// as the default profile weighs them) and picks the best, the first by
+// name on a tie (kube-scheduler picks one of the best at random). When no
+// node passes, the Decision carries kube-scheduler's message ("0/3 nodes
+// are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.
 // preemption: ...") and, when evicting pods of a lower priority makes
-// room, the node and the victims, as DefaultPreemption chooses them.
+// room, the node and the victims, as DefaultPreemption chooses them
+// (sparing first the pods a PodDisruptionBudget protects, and preferring
+// the node where the fewest budgets are broken).
 //
 // Not decided here: volumes (VolumeBinding, VolumeZone, volume limits),
-// the scoring of PodTopologySpread and InterPodAffinity's preferred
-// terms, ImageLocality (the simulated nodes hold no images), namespace
-// selectors of pod affinity terms other than the empty one (all
-// namespaces), and PodDisruptionBudgets in the choice of victims.
+// ImageLocality (the simulated nodes hold no images), and the Services
+// that select a pod in its default spreading (only its controller's
+// pods count).
 package scheduler
 
 import (
@@ -69,6 +75,9 @@ type node struct {
 	nonZeroCPU, nonZeroMem int64
 	pods                   map[string]*pod
 	ports                  map[hostPort]int
+	// owners counts the pods of each owner (not terminating) on the
+	// node, for the default spreading.
+	owners map[string]int
 }
 
 type hostPort struct {
@@ -87,8 +96,17 @@ type pod struct {
 	// antiAffinity are the pod's required anti-affinity terms, which
 	// keep other pods away from it.
 	antiAffinity []term
-	deleting     bool
-	start        string
+	// affinity are its required affinity terms; prefAffinity and
+	// prefAnti its preferred ones: InterPodAffinity's score weighs them
+	// for the pods that come after it.
+	affinity               []term
+	prefAffinity, prefAnti []weightedTerm
+	// owner is the uid of the ReplicaSet, ReplicationController or
+	// StatefulSet that controls the pod: the pods of one owner are
+	// spread by default.
+	owner    string
+	deleting bool
+	start    string
 }
 
 // Cluster is the nodes and the pods placed on them.
@@ -96,8 +114,17 @@ type Cluster struct {
 	nodes  []*node // by name
 	byName map[string]*node
 	pods   map[string]*pod
-	// antiPods are the keys of the pods with required anti-affinity.
-	antiPods map[string]bool
+	// antiPods are the keys of the pods with required anti-affinity;
+	// affPods of those with any pod (anti-)affinity term.
+	antiPods, affPods map[string]bool
+	// nsLabels returns the labels of a namespace (namespaceSelector).
+	nsLabels func(string) map[string]string
+	// pdbs lists the PodDisruptionBudgets (for preemption).
+	pdbs func() []map[string]any
+	// ownerZones counts the pods of each owner (not terminating) by the
+	// zone of their node ("" for a node without one): the default
+	// spreading's zone counts without a walk over the nodes.
+	ownerZones map[string]map[string]int
 	// next is where the next search for nodes starts.
 	next int
 }
@@ -105,7 +132,7 @@ type Cluster struct {
 // New returns a Cluster of the Node objects given (pods are added with
 // SetPod).
 func New(nodes []map[string]any) *Cluster {
-	c := &Cluster{byName: map[string]*node{}, pods: map[string]*pod{}, antiPods: map[string]bool{}}
+	c := &Cluster{byName: map[string]*node{}, pods: map[string]*pod{}, antiPods: map[string]bool{}, affPods: map[string]bool{}, ownerZones: map[string]map[string]int{}}
 	for _, obj := range nodes {
 		md, _ := obj["metadata"].(map[string]any)
 		n := &node{
@@ -114,6 +141,7 @@ func New(nodes []map[string]any) *Cluster {
 			unschedulable: boolAt(obj, "spec", "unschedulable"),
 			pods:          map[string]*pod{},
 			ports:         map[hostPort]int{},
+			owners:        map[string]int{},
 		}
 		if n.name == "" || c.byName[n.name] != nil {
 			continue
@@ -138,6 +166,13 @@ func (c *Cluster) Nodes() []string {
 		out[i] = n.name
 	}
 	return out
+}
+
+// SetNamespaceLabels gives the cluster the labels of the namespaces,
+// which the namespaceSelector of a pod affinity term selects by; without
+// it such a selector selects only the namespaces the term lists.
+func (c *Cluster) SetNamespaceLabels(labels func(namespace string) map[string]string) {
+	c.nsLabels = labels
 }
 
 // HasNode reports whether the cluster has a node of that name.
@@ -169,6 +204,18 @@ func (c *Cluster) SetPod(obj map[string]any) {
 	if len(p.antiAffinity) > 0 {
 		c.antiPods[key] = true
 	}
+	if p.hasAffinity() {
+		c.affPods[key] = true
+	}
+	if p.owner != "" && !p.deleting {
+		n.owners[p.owner]++
+		z := c.ownerZones[p.owner]
+		if z == nil {
+			z = map[string]int{}
+			c.ownerZones[p.owner] = z
+		}
+		z[n.labels[labelZone]]++
+	}
 	n.requested.add(p.req)
 	n.nonZeroCPU += p.nonZeroCPU
 	n.nonZeroMem += p.nonZeroMem
@@ -190,11 +237,24 @@ func (c *Cluster) remove(key string) {
 	}
 	delete(c.pods, key)
 	delete(c.antiPods, key)
+	delete(c.affPods, key)
 	n := c.byName[p.node]
 	if n == nil {
 		return
 	}
 	delete(n.pods, key)
+	if p.owner != "" && !p.deleting {
+		if n.owners[p.owner]--; n.owners[p.owner] <= 0 {
+			delete(n.owners, p.owner)
+		}
+		z := c.ownerZones[p.owner]
+		if z[n.labels[labelZone]]--; z[n.labels[labelZone]] <= 0 {
+			delete(z, n.labels[labelZone])
+			if len(z) == 0 {
+				delete(c.ownerZones, p.owner)
+			}
+		}
+	}
 	n.requested.sub(p.req)
 	n.nonZeroCPU -= p.nonZeroCPU
 	n.nonZeroMem -= p.nonZeroMem
@@ -225,7 +285,25 @@ func newPod(obj map[string]any) *pod {
 	for _, t := range listAt(spec, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution") {
 		p.antiAffinity = append(p.antiAffinity, newTerm(t, p.namespace))
 	}
+	for _, t := range listAt(spec, "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution") {
+		p.affinity = append(p.affinity, newTerm(t, p.namespace))
+	}
+	p.prefAffinity = newWeightedTerms(listAt(spec, "affinity", "podAffinity", "preferredDuringSchedulingIgnoredDuringExecution"), p.namespace)
+	p.prefAnti = newWeightedTerms(listAt(spec, "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"), p.namespace)
+	for _, r := range list(md, "ownerReferences") {
+		if c, _ := r["controller"].(bool); !c {
+			continue
+		}
+		switch str(r, "kind") {
+		case "ReplicaSet", "ReplicationController", "StatefulSet":
+			p.owner = str(r, "uid")
+		}
+	}
 	return p
+}
+
+func (p *pod) hasAffinity() bool {
+	return len(p.antiAffinity)+len(p.affinity)+len(p.prefAffinity)+len(p.prefAnti) > 0
 }
 
 // podPorts are the host ports a pod's containers ask for.

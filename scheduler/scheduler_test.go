@@ -260,3 +260,148 @@ overhead: {cpu: 100m}
 		t.Errorf("non-zero %d %d", cpu, mem)
 	}
 }
+
+// TestScores checks the scores that pick among feasible nodes:
+// PodTopologySpread's (soft constraints and the defaults of an owned
+// pod) and InterPodAffinity's (preferred terms, the placed pods' terms),
+// each against resource scoring, which alone prefers the big node a.
+func TestScores(t *testing.T) {
+	big := obj(t, `
+metadata: {name: a, labels: {kubernetes.io/hostname: a}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "20"}}`)
+	small := obj(t, `
+metadata: {name: b, labels: {kubernetes.io/hostname: b}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "20"}}`)
+	cases := []struct {
+		name     string
+		existing []string
+		pod      string
+		node     string
+	}{{
+		name: "resources alone",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: s}}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		},
+		pod:  "metadata: {name: p, namespace: d, labels: {app: s}}\nspec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		node: "a",
+	}, {
+		name: "soft hostname spread",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: s}}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		},
+		pod: `metadata: {name: p, namespace: d, labels: {app: s}}
+spec:
+  topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: s}}}]
+  containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]`,
+		node: "b",
+	}, {
+		name: "default spreading of an owned pod",
+		existing: []string{
+			`metadata: {name: x, namespace: d, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		},
+		pod: `metadata: {name: p, namespace: d, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "b",
+	}, {
+		name: "another owner's pods do not count",
+		existing: []string{
+			`metadata: {name: x, namespace: d, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u2, controller: true}]}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		},
+		pod: `metadata: {name: p, namespace: d, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "a",
+	}, {
+		name: "preferred anti-affinity",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: x}}\nspec: {nodeName: a, containers: [{name: c}]}",
+		},
+		pod: `metadata: {name: p, namespace: d}
+spec:
+  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}}]}}
+  containers: [{name: c}]`,
+		node: "b",
+	}, {
+		name: "a placed pod's preferred affinity draws the pod it names",
+		existing: []string{
+			`metadata: {name: x, namespace: d}
+spec:
+  nodeName: b
+  affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: cache}}}}]}}
+  containers: [{name: c}]`,
+		},
+		pod:  "metadata: {name: p, namespace: d, labels: {app: cache}}\nspec: {containers: [{name: c}]}",
+		node: "b",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New([]map[string]any{big, small})
+			for _, p := range tc.existing {
+				c.SetPod(obj(t, p))
+			}
+			if d := c.Schedule(obj(t, tc.pod)); d.Node != tc.node {
+				t.Errorf("node %q (%s), want %q", d.Node, d.Message, tc.node)
+			}
+		})
+	}
+}
+
+// TestNamespaceSelector checks a pod affinity term's namespaceSelector
+// against the namespaces' labels.
+func TestNamespaceSelector(t *testing.T) {
+	c := New([]map[string]any{nodeObj(t, "a", ""), nodeObj(t, "b", "")})
+	c.SetPod(obj(t, "metadata: {name: db, namespace: data, labels: {app: db}}\nspec: {nodeName: b, containers: [{name: c}]}"))
+	pod := obj(t, `metadata: {name: p, namespace: web}
+spec:
+  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, namespaceSelector: {matchLabels: {team: data}}, labelSelector: {matchLabels: {app: db}}}]}}
+  containers: [{name: c}]`)
+	if d := c.Schedule(pod); d.Node != "" {
+		t.Errorf("without namespace labels: placed on %q", d.Node)
+	}
+	c.SetNamespaceLabels(func(ns string) map[string]string {
+		if ns == "data" {
+			return map[string]string{"team": "data"}
+		}
+		return nil
+	})
+	if d := c.Schedule(pod); d.Node != "b" {
+		t.Errorf("node %q (%s), want b", d.Node, d.Message)
+	}
+}
+
+// TestPreemptionBudgets checks that preemption spares the pods a
+// PodDisruptionBudget protects: of two victims of the same priority,
+// the older would be spared; with a budget protecting the newer, the
+// older goes.
+func TestPreemptionBudgets(t *testing.T) {
+	setup := func() *Cluster {
+		c := New([]map[string]any{nodeObj(t, "a", "")})
+		c.SetPod(obj(t, `metadata: {name: old, namespace: d, labels: {app: old}}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 800m}}}]}
+status: {startTime: "2026-01-01T00:00:00Z"}`))
+		c.SetPod(obj(t, `metadata: {name: new, namespace: d, labels: {app: new}}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 800m}}}]}
+status: {startTime: "2026-01-01T00:01:00Z"}`))
+		return c
+	}
+	pod := obj(t, "metadata: {name: p, namespace: d}\nspec: {priority: 1000, containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}")
+	c := setup()
+	if d := c.Schedule(pod); len(d.Victims) != 1 || d.Victims[0] != "d/new" {
+		t.Errorf("without a budget: victims %v, want [d/new]", d.Victims)
+	}
+	c = setup()
+	pdb := obj(t, `metadata: {name: keep, namespace: d}
+spec: {minAvailable: 1, selector: {matchLabels: {app: new}}}
+status: {disruptionsAllowed: 0}`)
+	c.SetDisruptionBudgets(func() []map[string]any { return []map[string]any{pdb} })
+	if d := c.Schedule(pod); len(d.Victims) != 1 || d.Victims[0] != "d/old" {
+		t.Errorf("with a budget on new: victims %v, want [d/old]", d.Victims)
+	}
+	pdb["status"] = map[string]any{"disruptionsAllowed": int64(1)}
+	c = setup()
+	c.SetDisruptionBudgets(func() []map[string]any { return []map[string]any{pdb} })
+	if d := c.Schedule(pod); len(d.Victims) != 1 || d.Victims[0] != "d/new" {
+		t.Errorf("with a budget that allows one disruption: victims %v, want [d/new]", d.Victims)
+	}
+}

@@ -2,7 +2,10 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"sort"
+
+	"github.com/konverge/konverge/selector"
 )
 
 // MaxNodeScore is the score of a plugin's best node.
@@ -12,6 +15,8 @@ const MaxNodeScore = 100
 const (
 	weightTaintToleration = 3
 	weightNodeAffinity    = 2
+	weightSpread          = 2
+	weightPodAffinity     = 2
 	weightFit             = 1
 	weightBalanced        = 1
 )
@@ -31,6 +36,8 @@ func (in *incoming) best(feasible []*node) *node {
 		affinity[i] = in.preferredAffinity(n)
 		maxAffinity = max(maxAffinity, affinity[i])
 	}
+	spread := in.spreadScores(feasible)
+	podAffinity := in.podAffinityScores(feasible)
 	bestIdx, bestScore := 0, int64(-1)
 	for i, n := range feasible {
 		score := weightFit*in.leastAllocated(n) + weightBalanced*in.balanced(n)
@@ -44,12 +51,258 @@ func (in *incoming) best(feasible []*node) *node {
 		if maxAffinity > 0 {
 			score += weightNodeAffinity * (affinity[i] * MaxNodeScore / maxAffinity)
 		}
+		if spread != nil {
+			score += weightSpread * spread[i]
+		}
+		if podAffinity != nil {
+			score += weightPodAffinity * podAffinity[i]
+		}
 		if score > bestScore {
 			bestIdx, bestScore = i, score
 		}
 	}
 	return feasible[bestIdx]
 }
+
+// spreadScores is PodTopologySpread's score of the feasible nodes
+// (normalized, 0 to MaxNodeScore; nil when it does not score): for the
+// pod's ScheduleAnyway constraints, or the system defaults when it
+// declares none, the fewer matching pods in a node's domain the better,
+// each constraint weighed by the log of its number of domains.
+func (in *incoming) spreadScores(feasible []*node) []int64 {
+	var cons []spreadConstraint
+	if in.defaultSpread {
+		cons = defaultSpread(in.p.owner)
+	} else {
+		for _, sc := range in.spread {
+			if !sc.hard {
+				cons = append(cons, sc)
+			}
+		}
+	}
+	if len(cons) == 0 {
+		return nil
+	}
+	// Only with the pod's own constraints must a node have every
+	// topology key to be scored.
+	requireAll := !in.defaultSpread
+	hasAll := func(n *node) bool {
+		for _, sc := range cons {
+			if _, ok := n.labels[sc.topologyKey]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	ignored := make([]bool, len(feasible))
+	nIgnored := 0
+	domains := make([]map[string]int64, len(cons))
+	for i := range cons {
+		domains[i] = map[string]int64{}
+	}
+	for j, n := range feasible {
+		if requireAll && !hasAll(n) {
+			ignored[j] = true
+			nIgnored++
+			continue
+		}
+		for i, sc := range cons {
+			if sc.topologyKey != labelHostname {
+				domains[i][n.labels[sc.topologyKey]] = 0
+			}
+		}
+	}
+	weights := make([]float64, len(cons))
+	for i, sc := range cons {
+		size := len(domains[i])
+		if sc.topologyKey == labelHostname {
+			size = len(feasible) - nIgnored
+		}
+		weights[i] = math.Log(float64(size + 2))
+	}
+	// The pods in each domain, over every node the constraint considers.
+	// The default zone spreading of a pod that any node may take has
+	// its counts kept by the cluster.
+	walk := false
+	for i, sc := range cons {
+		if sc.topologyKey == labelHostname {
+			continue
+		}
+		if sc.owner != "" && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+			for d := range domains[i] {
+				domains[i][d] = int64(in.c.ownerZones[sc.owner][d])
+			}
+			continue
+		}
+		walk = true
+	}
+	for _, m := range in.c.nodes {
+		if !walk {
+			break
+		}
+		if requireAll && !hasAll(m) {
+			continue
+		}
+		for i, sc := range cons {
+			if sc.topologyKey == labelHostname || sc.owner != "" && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+				continue
+			}
+			if !sc.ignoreAffine && !in.nodeAffine(m) || sc.honorTaints && in.untoleratedTaint(m) {
+				continue
+			}
+			d := m.labels[sc.topologyKey]
+			if _, ok := domains[i][d]; !ok {
+				continue
+			}
+			domains[i][d] += in.countOn(m, sc)
+		}
+	}
+	raw := make([]int64, len(feasible))
+	minScore, maxScore := int64(math.MaxInt64), int64(0)
+	for j, n := range feasible {
+		if ignored[j] {
+			continue
+		}
+		var score float64
+		for i, sc := range cons {
+			v, ok := n.labels[sc.topologyKey]
+			if !ok {
+				continue
+			}
+			var cnt int64
+			if sc.topologyKey == labelHostname {
+				cnt = in.countOn(n, sc)
+			} else {
+				cnt = domains[i][v]
+			}
+			score += float64(cnt)*weights[i] + float64(sc.maxSkew-1)
+		}
+		raw[j] = int64(math.Round(score))
+		minScore = min(minScore, raw[j])
+		maxScore = max(maxScore, raw[j])
+	}
+	out := make([]int64, len(feasible))
+	for j := range feasible {
+		switch {
+		case ignored[j]:
+			out[j] = 0
+		case maxScore == 0:
+			out[j] = MaxNodeScore
+		default:
+			out[j] = MaxNodeScore * (maxScore + minScore - raw[j]) / maxScore
+		}
+	}
+	return out
+}
+
+// hasNodeAffinity reports a pod whose nodeSelector or required node
+// affinity may leave nodes out.
+func (in *incoming) hasNodeAffinity() bool { return len(in.nodeSelector) > 0 || in.hasRequired }
+
+// countOn counts the pods on n that constraint sc selects.
+func (in *incoming) countOn(n *node, sc spreadConstraint) int64 {
+	if sc.owner != "" {
+		return int64(n.owners[sc.owner])
+	}
+	var cnt int64
+	for _, p := range n.pods {
+		if sc.counts(p, in.p.namespace) {
+			cnt++
+		}
+	}
+	return cnt
+}
+
+// podAffinityScores is InterPodAffinity's score of the feasible nodes
+// (normalized, 0 to MaxNodeScore; nil when no term weighs): the weights
+// of the pod's preferred terms that the placed pods of a node's domain
+// match (anti-affinity counts against), and those of the placed pods'
+// terms that the pod matches (their required affinity terms weigh 1).
+func (in *incoming) podAffinityScores(feasible []*node) []int64 {
+	own := len(in.p.prefAffinity)+len(in.p.prefAnti) > 0
+	if !own && len(in.c.affPods) == 0 {
+		return nil
+	}
+	topo := map[string]map[string]int64{}
+	add := func(key string, n *node, w int64) {
+		v, ok := n.labels[key]
+		if !ok {
+			return
+		}
+		if topo[key] == nil {
+			topo[key] = map[string]int64{}
+		}
+		topo[key][v] += w
+	}
+	visit := func(p *pod) {
+		n := in.c.byName[p.node]
+		if n == nil || len(n.labels) == 0 {
+			return
+		}
+		for _, t := range in.p.prefAffinity {
+			if t.matches(p, in.c.nsLabels) {
+				add(t.topologyKey, n, t.weight)
+			}
+		}
+		for _, t := range in.p.prefAnti {
+			if t.matches(p, in.c.nsLabels) {
+				add(t.topologyKey, n, -t.weight)
+			}
+		}
+		for _, t := range p.affinity {
+			if t.matches(in.p, in.c.nsLabels) {
+				add(t.topologyKey, n, hardPodAffinityWeight)
+			}
+		}
+		for _, t := range p.prefAffinity {
+			if t.matches(in.p, in.c.nsLabels) {
+				add(t.topologyKey, n, t.weight)
+			}
+		}
+		for _, t := range p.prefAnti {
+			if t.matches(in.p, in.c.nsLabels) {
+				add(t.topologyKey, n, -t.weight)
+			}
+		}
+	}
+	if own {
+		for _, p := range in.c.pods {
+			visit(p)
+		}
+	} else {
+		for key := range in.c.affPods {
+			if p := in.c.pods[key]; p != nil {
+				visit(p)
+			}
+		}
+	}
+	if len(topo) == 0 {
+		return nil
+	}
+	raw := make([]int64, len(feasible))
+	minScore, maxScore := int64(math.MaxInt64), int64(math.MinInt64)
+	for j, n := range feasible {
+		for key, values := range topo {
+			if v, ok := n.labels[key]; ok {
+				raw[j] += values[v]
+			}
+		}
+		minScore = min(minScore, raw[j])
+		maxScore = max(maxScore, raw[j])
+	}
+	out := make([]int64, len(feasible))
+	if diff := maxScore - minScore; diff > 0 {
+		for j := range feasible {
+			out[j] = int64(float64(MaxNodeScore) * float64(raw[j]-minScore) / float64(diff))
+		}
+	}
+	return out
+}
+
+// hardPodAffinityWeight is what a placed pod's required affinity term
+// that the incoming pod matches weighs in InterPodAffinity's score
+// (kube-scheduler's default HardPodAffinityWeight).
+const hardPodAffinityWeight = 1
 
 func (in *incoming) intolerablePreferNoSchedule(n *node) int64 {
 	var count int64
@@ -146,7 +399,11 @@ func (c *Cluster) preempt(in *incoming, spec map[string]any, statuses []*status,
 	type candidate struct {
 		node    *node
 		victims []*pod
+		// violations counts the victims whose eviction a
+		// PodDisruptionBudget does not allow.
+		violations int
 	}
+	budgets := c.budgets()
 	var cands []candidate
 	post := make([]*status, len(c.nodes))
 	for i, n := range c.nodes {
@@ -174,30 +431,34 @@ func (c *Cluster) preempt(in *incoming, spec map[string]any, statuses []*status,
 		}
 		// Spare the most important first: higher priority, then the
 		// longer running.
-		sort.Slice(victims, func(a, b int) bool {
-			if victims[a].priority != victims[b].priority {
-				return victims[a].priority > victims[b].priority
-			}
-			if victims[a].start != victims[b].start {
-				return victims[a].start < victims[b].start
-			}
-			return victims[a].key < victims[b].key
-		})
+		sort.Slice(victims, func(a, b int) bool { return moreImportant(victims[a], victims[b]) })
+		// The pods a budget protects are spared first, then the others,
+		// each group most important first.
+		violating, other := splitByBudgets(victims, budgets)
 		var chosen []*pod
-		for _, v := range victims {
-			delete(gone, v.key)
-			if in.filterWithout(n, gone) != nil {
-				gone[v.key] = true
-				chosen = append(chosen, v)
+		violations := 0
+		for k, group := range [][]*pod{violating, other} {
+			for _, v := range group {
+				delete(gone, v.key)
+				if in.filterWithout(n, gone) != nil {
+					gone[v.key] = true
+					chosen = append(chosen, v)
+					if k == 0 {
+						violations++
+					}
+				}
 			}
 		}
-		cands = append(cands, candidate{node: n, victims: chosen})
+		// Victims listed most important first.
+		sort.SliceStable(chosen, func(a, b int) bool { return moreImportant(chosen[a], chosen[b]) })
+		cands = append(cands, candidate{node: n, victims: chosen, violations: violations})
 	}
 	if len(cands) == 0 {
 		return "preemption: " + fitError(len(c.nodes), post, reasonNotHelpful)
 	}
-	// The candidate whose most important victim matters least, then the
-	// smallest sum of priorities, then the fewest victims.
+	// The candidate with the fewest budget violations, then whose most
+	// important victim matters least, then the smallest sum of
+	// priorities, then the fewest victims.
 	score := func(cd candidate) (top, sum int64) {
 		top = -1 << 62
 		for _, v := range cd.victims {
@@ -211,6 +472,10 @@ func (c *Cluster) preempt(in *incoming, spec map[string]any, statuses []*status,
 		ti, si := score(cands[i])
 		tb, sb := score(cands[best])
 		switch {
+		case cands[i].violations != cands[best].violations:
+			if cands[i].violations < cands[best].violations {
+				best = i
+			}
 		case ti != tb:
 			if ti < tb {
 				best = i
@@ -229,4 +494,90 @@ func (c *Cluster) preempt(in *incoming, spec map[string]any, statuses []*status,
 		d.Victims = append(d.Victims, cd.victims[i].key)
 	}
 	return fmt.Sprintf("preemption: found a potential placement for pod on node %s, preempting %d victims", cd.node.name, len(cd.victims))
+}
+
+// moreImportant is kube-scheduler's order of pods to spare: higher
+// priority, then the one that started earlier.
+func moreImportant(a, b *pod) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	return a.key < b.key
+}
+
+// budget is what preemption needs of a PodDisruptionBudget.
+type budget struct {
+	namespace string
+	sel       selector.Labels
+	allowed   int64
+	disrupted map[string]bool
+}
+
+// SetDisruptionBudgets gives the cluster the PodDisruptionBudgets
+// (read when a preemption is considered): preemption spares the pods
+// they protect first, and prefers the node where it evicts the fewest
+// of them, as DefaultPreemption does.
+func (c *Cluster) SetDisruptionBudgets(list func() []map[string]any) { c.pdbs = list }
+
+func (c *Cluster) budgets() []budget {
+	if c.pdbs == nil {
+		return nil
+	}
+	var out []budget
+	for _, obj := range c.pdbs() {
+		md, _ := obj["metadata"].(map[string]any)
+		spec, _ := obj["spec"].(map[string]any)
+		ls, _ := spec["selector"].(map[string]any)
+		sel, err := selector.FromLabelSelector(ls)
+		if err != nil || sel.Empty() {
+			// An empty or invalid selector protects no pod here.
+			continue
+		}
+		b := budget{namespace: str(md, "namespace"), sel: sel, disrupted: map[string]bool{}}
+		if st, ok := obj["status"].(map[string]any); ok {
+			b.allowed, _ = st["disruptionsAllowed"].(int64)
+			if d, ok := st["disruptedPods"].(map[string]any); ok {
+				for name := range d {
+					b.disrupted[name] = true
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// splitByBudgets splits victims (in order) into those whose eviction
+// would take a budget below what it allows and the others: each victim
+// a budget selects uses up one of its allowed disruptions, unless the
+// budget already counts it as disrupted.
+func splitByBudgets(victims []*pod, budgets []budget) (violating, other []*pod) {
+	allowed := make([]int64, len(budgets))
+	for i, b := range budgets {
+		allowed[i] = b.allowed
+	}
+	for _, v := range victims {
+		violates := false
+		for i, b := range budgets {
+			if len(v.labels) == 0 {
+				break
+			}
+			if b.namespace != v.namespace || !b.sel.Matches(v.labels) || b.disrupted[v.name] {
+				continue
+			}
+			if allowed[i]--; allowed[i] < 0 {
+				violates = true
+				break
+			}
+		}
+		if violates {
+			violating = append(violating, v)
+		} else {
+			other = append(other, v)
+		}
+	}
+	return violating, other
 }
