@@ -37,8 +37,9 @@ func toleration(seconds int64) map[string]any {
 // TestTaintEviction: a NoExecute taint evicts the pods that do not
 // tolerate it at once (the DisruptionTarget condition, a graceful
 // deletion, a TaintManagerEviction Event), those that tolerate it for a
-// while once that while after the taint's timeAdded is over, and never
-// those that tolerate it for ever or since a time the taint does not say.
+// while once that while after the taint's timeAdded (or, without one,
+// after the controller first saw the taint) is over, and never those
+// that tolerate it for ever.
 // (internal/cli's TestNoExecuteTaintEvicts shows the same through the
 // CLI, with the kubelet finishing the deletion.)
 func TestTaintEviction(t *testing.T) {
@@ -53,7 +54,9 @@ func TestTaintEviction(t *testing.T) {
 		{"tolerated for 30s", []any{toleration(30)}, false, 30 * time.Second},
 		{"tolerated for 0s", []any{toleration(0)}, false, 0},
 		{"the shortest of two", []any{toleration(90), toleration(20)}, false, 20 * time.Second},
-		{"no timeAdded", []any{toleration(30)}, true, -1},
+		// As kube-controller-manager, from when the controller sees it
+		// (sched-noexecute of internal/workloadtest records it).
+		{"no timeAdded: from when it is seen", []any{toleration(30)}, true, 30 * time.Second},
 		{"another key tolerated", []any{map[string]any{"key": "other", "operator": "Exists", "effect": "NoExecute"}}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -18,17 +20,28 @@ const EvictionComponent = "taint-eviction-controller"
 // (DisruptionTarget DeletionByTaintManager) and deleted, with a
 // TaintManagerEviction Event; a pod that tolerates every such taint for
 // a limited time (tolerationSeconds) goes that long after the taint's
-// timeAdded. It returns when it next has work (zero: none).
+// timeAdded, or, for a taint that does not say when it was added (one
+// written by a patch, not by kubectl taint), after the controller first
+// saw it, as kube-controller-manager counts from when it observes the
+// node. It returns when it next has work (zero: none).
 func evictNoExecute(ctx context.Context, c cluster.Interface, nodes []cluster.Object, now time.Time) (changed bool, next time.Time, err error) {
 	tainted := map[string][]map[string]any{}
+	present := map[string]bool{}
 	for _, n := range nodes {
 		for _, t := range kobj.Slice(n, "spec", "taints") {
 			tm, _ := t.(map[string]any)
 			if kobj.Str(tm, "effect") == "NoExecute" {
+				if kobj.Str(tm, "timeAdded") == "" {
+					tm = kobj.Copy(tm)
+					key := taintKey(kobj.UID(n), tm)
+					present[key] = true
+					tm["timeAdded"] = kobj.FormatTime(firstSeen(key, now))
+				}
 				tainted[kobj.Name(n)] = append(tainted[kobj.Name(n)], tm)
 			}
 		}
 	}
+	forgetTaints(nodes, present)
 	if len(tainted) == 0 {
 		return false, next, nil
 	}
@@ -61,6 +74,37 @@ func evictNoExecute(ctx context.Context, c cluster.Interface, nodes []cluster.Ob
 		changed = true
 	}
 	return changed, next, nil
+}
+
+// seenTaints remembers when the controller first saw a NoExecute taint
+// without a timeAdded, by node uid and taint (forgotten when the process
+// ends, as kube-controller-manager's queue is when it restarts).
+var seenTaints sync.Map
+
+func taintKey(nodeUID string, taint map[string]any) string {
+	return nodeUID + "\x00" + kobj.Str(taint, "key") + "\x00" + kobj.Str(taint, "value")
+}
+
+func firstSeen(key string, now time.Time) time.Time {
+	at, _ := seenTaints.LoadOrStore(key, now)
+	return at.(time.Time)
+}
+
+// forgetTaints forgets the taints of the nodes given that they no longer
+// have (present: those they have): a taint added again counts anew.
+func forgetTaints(nodes []cluster.Object, present map[string]bool) {
+	uids := map[string]bool{}
+	for _, n := range nodes {
+		uids[kobj.UID(n)] = true
+	}
+	seenTaints.Range(func(k, _ any) bool {
+		key := k.(string)
+		uid, _, _ := strings.Cut(key, "\x00")
+		if uids[uid] && !present[key] {
+			seenTaints.Delete(key)
+		}
+		return true
+	})
 }
 
 // evictionTime is when a pod with tolerations goes from a node with the
