@@ -56,7 +56,11 @@ type Scenario struct {
 	// NODES.json); the pods' nodes, scheduling conditions and the
 	// scheduler's Events are compared too.
 	Nodes []kubelet.NodeSpec `json:"nodes,omitempty"`
-	Steps []Step             `json:"steps"`
+	// TiedNodes compares the pods of generated names as counts per node
+	// (see tiedNodes): kube-scheduler breaks ties between equal nodes
+	// at random.
+	TiedNodes bool   `json:"tiedNodes,omitempty"`
+	Steps     []Step `json:"steps"`
 	// dir is the directory of the scenario's file.
 	dir string
 }
