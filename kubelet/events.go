@@ -29,6 +29,9 @@ const (
 
 // ctrInfo is one container's new state, for its Events.
 type ctrInfo struct {
+	// mount, when set, is the FailedMount message of a pod whose volumes
+	// are not mounted (the only ctrInfo of such a pod).
+	mount string
 	cm    map[string]any
 	init  bool
 	in    *ctrInput // nil: not started yet (PodInitializing)
@@ -62,6 +65,13 @@ func podEvents(pod, old map[string]any, ctrs []ctrInfo, now time.Time) []event.E
 	}
 	var out []event.Event
 	for _, ci := range ctrs {
+		if ci.mount != "" {
+			if c := findCondition(old, "PodReadyToStartContainers"); c == nil || str(c, "status") != "False" {
+				out = append(out, event.Event{Involved: pod, Type: event.Warning, Reason: "FailedMount", Message: ci.mount,
+					Component: Component, Host: str(mapOf(pod, "spec"), "nodeName"), Time: now})
+			}
+			continue
+		}
 		name := str(ci.cm, "name")
 		field := "spec.containers{" + name + "}"
 		list := "containerStatuses"
@@ -110,6 +120,18 @@ func podEvents(pod, old map[string]any, ctrs []ctrInfo, now time.Time) []event.E
 				add(event.Warning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", image, pullErrorMessage(str(ci.cm, "image"))))
 				add(event.Warning, "Failed", "Error: ErrImagePull")
 			}
+		case "CreateContainerConfigError":
+			if wasWaiting != s.waitingReason || str(mapOf(wasState, "waiting"), "message") != s.waitingMessage {
+				if !wasRan && wasWaiting != "CreateContainerConfigError" {
+					if was == nil {
+						add(event.Normal, "Pulling", fmt.Sprintf("Pulling image %q", image))
+					}
+					pull := ci.in.b.pull.Truncate(time.Millisecond)
+					add(event.Normal, "Pulled", fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.",
+						image, pull, pull, imageSize(str(ci.cm, "image"))))
+				}
+				add(event.Warning, "Failed", "Error: "+s.waitingMessage)
+			}
 		case "ImagePullBackOff":
 			if wasWaiting != "ImagePullBackOff" {
 				add(event.Normal, "BackOff", fmt.Sprintf("Back-off pulling image %q", image))
@@ -129,7 +151,9 @@ func podEvents(pod, old map[string]any, ctrs []ctrInfo, now time.Time) []event.E
 			(!wasRan || restarted || (s.running && wasRunning != nil && str(wasRunning, "startedAt") != kobjTime(s.startedAt)) ||
 				(s.running && wasRunning == nil))
 		if started {
-			if !wasRan {
+			if !wasRan && ci.in.gate != nil && ci.in.gate.held {
+				add(event.Normal, "Pulled", fmt.Sprintf("Container image %q already present on machine", str(ci.cm, "image")))
+			} else if !wasRan {
 				if was == nil {
 					add(event.Normal, "Pulling", fmt.Sprintf("Pulling image %q", image))
 				}

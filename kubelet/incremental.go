@@ -227,12 +227,22 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 	}
 	var res controller.Result
 	visit := map[podKey]bool{}
+	k.refs = newRefLookup(ctx, c)
+	defer func() { k.refs = nil }()
 	for _, ch := range changed {
 		if ch.Group == "" && ch.Kind == "Node" {
 			// A Node changed (labels, taints, a new one): the pods waiting
 			// for a node are retried, as kube-scheduler requeues them on a
 			// node event, and a deleted node of the profile registers
 			// again.
+			return k.Sync(ctx, c, now)
+		}
+		if ch.Group == "" && (ch.Kind == "ConfigMap" || ch.Kind == "Secret") {
+			// What a waiting pod names may have appeared: the pods are
+			// looked at again, none known current.
+			k.mu.Lock()
+			k.current = nil
+			k.mu.Unlock()
 			return k.Sync(ctx, c, now)
 		}
 		if ch.Group == "" && ch.Kind == "Pod" {

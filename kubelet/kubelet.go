@@ -91,6 +91,8 @@ type Kubelet struct {
 	spam event.SpamFilter
 	// memo is what SyncChanged needs of the pods, from the last Sync on.
 	memo *memo
+	// refs reads the ConfigMaps and Secrets the pods name, during a sync.
+	refs *refLookup
 }
 
 // Reset forgets what the kubelet keeps in memory (the statuses known to
@@ -140,6 +142,8 @@ func (k *Kubelet) Name() string { return "kubelet" }
 // pods that wait for a node, highest priority first.
 func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
+	k.refs = newRefLookup(ctx, c)
+	defer func() { k.refs = nil }()
 	changed, err := k.ensureNodes(ctx, c, now)
 	if err != nil {
 		return res, err
@@ -365,7 +369,7 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 		return res, k.emit(ctx, c, podEvents(pod, status, ctrs, now))
 	}
 	if value.Equal(status, newStatus) {
-		if rv != "" && uid != "" {
+		if rv != "" && uid != "" && !waitsForRefs(newStatus) {
 			k.mu.Lock()
 			if k.current == nil {
 				k.current = map[string]currentStatus{}
@@ -589,7 +593,18 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	initStatuses := make([]any, 0, len(inits))
 	var pendingInit []string
 	initFailed := false
-	creating := start
+	// The sandbox is made once the volumes are mounted: at start, or
+	// when the ConfigMaps and Secrets the volumes name appeared.
+	sandbox := start
+	if vrefs := k.refs.volumeRefs(str(md, "namespace"), spec); len(vrefs) > 0 {
+		if a := lastResolved(vrefs); a.After(start) && !sandboxBefore(old, a) {
+			sandbox = mountRetryAfter(start, a)
+			if now.Before(sandbox) {
+				return k.mountWaitStatus(pod, st, old, start, now, sandbox, firstError(vrefs, now), deleting)
+			}
+		}
+	}
+	creating := sandbox
 	initialized := true
 	// stops is how long the running containers take to stop; Never: they
 	// ignore SIGTERM.
@@ -617,6 +632,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 			continue
 		}
 		in := k.input(cm, policy, true)
+		k.gateEnv(in, pod, cm, old, "initContainerStatuses")
 		s := in.at(creating, t)
 		note(s.next)
 		running(s, in.b)
@@ -650,6 +666,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 			s = ctrState{waitingReason: "PodInitializing"}
 		} else {
 			in = k.input(cm, policy, false)
+			k.gateEnv(in, pod, cm, old, "containerStatuses")
 			b = in.b
 			s = in.at(creating, t)
 			note(s.next)
@@ -762,7 +779,7 @@ func (k *Kubelet) statusAt(pod map[string]any, start, now time.Time, ips *ipAllo
 	ts := func(x time.Time) string { return x.UTC().Format(time.RFC3339) }
 	conds := []any{}
 	readyToStart := condition("PodReadyToStartContainers", "True", "", "", old, now)
-	readyToStart["lastTransitionTime"] = ts(start)
+	readyToStart["lastTransitionTime"] = ts(sandbox)
 	conds = append(conds, readyToStart)
 	if initialized {
 		c := condition("Initialized", "True", "", "", old, now)

@@ -159,6 +159,9 @@ type ctrInput struct {
 	// sidecar is an init container with restartPolicy Always: it counts as
 	// done once started and keeps running.
 	sidecar bool
+	// gate, when set, holds the container's creation until its
+	// environment's ConfigMaps and Secrets resolve (see refs.go).
+	gate *envGate
 }
 
 // term is a terminated state.
@@ -265,6 +268,21 @@ func (c *ctrInput) at(C, t time.Time) ctrState {
 		return s
 	}
 	pulled := C.Add(c.b.pull)
+	if c.gate != nil && !c.b.pullFails {
+		// Pulled, then refused until its environment resolves; created
+		// at the first retry after that, its image already present.
+		if created, msg, next := c.gate.until(pulled, t); !created.Equal(pulled) {
+			if t.Before(pulled) {
+				s.waitingReason, s.next = "ContainerCreating", pulled
+				return s
+			}
+			if t.Before(created) {
+				s.waitingReason, s.waitingMessage, s.next = "CreateContainerConfigError", msg, next
+				return s
+			}
+			pulled = created
+		}
+	}
 	if !c.b.pullFails && t.Before(pulled.Add(c.b.start)) {
 		// Pulling, then creating: one state until Running.
 		s.waitingReason, s.next = "ContainerCreating", pulled.Add(c.b.start)
