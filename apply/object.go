@@ -3,7 +3,9 @@ package apply
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/konverge/konverge/cluster"
@@ -48,15 +50,30 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.create = withoutNulls(p.modified)
 		return p
 	}
+	// The config was validated against the kind's schema when the input
+	// was prepared (validateItem); with its annotation it is as valid.
+	validated := it.crd == nil && it.typ != nil
+	if it.res.Strategic && r.reapplied(it, live, p.modified) {
+		// Applied again as it was: its original configuration is the
+		// config, and nothing is deleted.
+		p.pt = cluster.StrategicMergePatchType
+		p.patch, p.err = merge.ThreeWayReapplied(p.modified, p.modified, live, it.typ, merge.Options{Validated: validated})
+		if p.err == nil && len(p.patch) > 0 {
+			p.data, p.err = value.Encode(p.patch)
+		}
+		return p
+	}
 	original, err := originalOf(live, p.modified, it.config)
 	if err != nil {
 		p.err = fmt.Errorf("retrieving original configuration: %w", err)
 		return p
 	}
+	settled := p.modified
 	original, p.modified = r.ignoreFields(it, original, p.modified, live)
 	if it.res.Strategic {
 		p.pt = cluster.StrategicMergePatchType
-		p.patch, p.err = merge.ThreeWay(original, p.modified, live, it.typ, merge.Options{DetectConflicts: r.opts.NoOverwrite})
+		opts := merge.Options{DetectConflicts: r.opts.NoOverwrite, Validated: validated && sameMap(settled, p.modified)}
+		p.patch, p.err = merge.ThreeWay(original, p.modified, live, it.typ, opts)
 	} else {
 		p.pt = cluster.MergePatchType
 		p.patch, p.err = merge.ThreeWayJSONMerge(original, p.modified, live)
@@ -65,6 +82,34 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.data, p.err = value.Encode(p.patch)
 	}
 	return p
+}
+
+// reapplied reports whether live's last-applied annotation is the one
+// modified carries, for a config that decodes as itself (originalOf), so
+// that merge.ThreeWayReapplied computes its patch: not with
+// --overwrite=false (which compares live with the original
+// configuration), ignore rules that apply to the object, or a $patch
+// directive in the config (which ThreeWay checks against itself).
+func (r *run) reapplied(it *item, live, modified map[string]any) bool {
+	if r.opts.NoOverwrite {
+		return false
+	}
+	la, _ := liveAnnotations(live)[lastapplied.Annotation].(string)
+	if la == "" {
+		return false
+	}
+	if ma, _ := liveAnnotations(modified)[lastapplied.Annotation].(string); la != ma || strings.Contains(la, `"$patch"`) {
+		return false
+	}
+	if len(r.ignore) > 0 && len(ignoredPaths(r.ignore, it.ref, live)) > 0 {
+		return false
+	}
+	return decodesAsItself(it.config)
+}
+
+// sameMap reports whether a and b are the same map.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // plans computes the plans of many objects on all CPUs.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
+	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -1116,6 +1117,49 @@ func TestJSONMergeRegressions(t *testing.T) {
 			refPatch, _ := value.DecodeObject(ref)
 			if got, refJ := diffEncode(t, patch), diffEncode(t, refPatch); string(got) != tc.want || string(refJ) != tc.want {
 				t.Errorf("patch\n got %s\n ref %s\nwant %s", got, refJ, tc.want)
+			}
+		})
+	}
+}
+
+// TestThreeWayReappliedAgrees checks ThreeWayReapplied against ThreeWay on
+// generated objects applied again: with lastApplied the config itself,
+// and with the config carrying its last-applied annotation and
+// lastApplied without it (as kubectl's apply sees an unchanged config).
+func TestThreeWayReappliedAgrees(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for ki, k := range genKinds {
+		t.Run(k.Name, func(t *testing.T) {
+			typ := k.Type()
+			for i := range n {
+				seed := uint64(ki)*1_000_000 + uint64(i)
+				tr := newGen(seed, nil).triple(k)
+				if tr.Config == nil {
+					continue
+				}
+				modified, err := lastapplied.Set(tr.Config)
+				if err != nil {
+					continue
+				}
+				for _, c := range []struct{ last, config map[string]any }{
+					{tr.Config, tr.Config},
+					{lastapplied.Strip(modified), modified},
+				} {
+					want, werr := ThreeWay(c.last, c.config, tr.Live, typ, Options{})
+					got, gerr := ThreeWayReapplied(c.last, c.config, tr.Live, typ, Options{})
+					if (werr != nil) != (gerr != nil) || !value.Equal(got, want) {
+						t.Fatalf("seed %d: ThreeWayReapplied gives %v (%v), ThreeWay %v (%v)", seed, got, gerr, want, werr)
+					}
+					if werr == nil && len(want) > 0 {
+						got, gerr = ThreeWayReapplied(c.last, c.config, tr.Live, typ, Options{Validated: true})
+						if gerr != nil || !value.Equal(got, want) {
+							t.Fatalf("seed %d: validated: %v (%v), want %v", seed, got, gerr, want)
+						}
+					}
+				}
 			}
 		})
 	}

@@ -173,7 +173,7 @@ func fullKeyPatch(last, config, live []any, t *schema.Type) ([]any, error) {
 		if li, ok := lastK.pos[k]; ok {
 			lastM, _ = last[li].(map[string]any)
 		}
-		p, err := threeWayMaps(lastM, cm, lm, elemT, Options{})
+		p, err := threeWayMaps(lastM, cm, lm, elemT, Options{}, false)
 		if err != nil {
 			return nil, at(err, confK.elems[i])
 		}

@@ -11,6 +11,10 @@ type Options struct {
 	// changed, since the last apply, a field that the config changes too
 	// (kubectl apply --overwrite=false). By default the config wins.
 	DetectConflicts bool
+	// Validated tells ThreeWay that config passed Validate against the
+	// same schema (a caller that validates its input once, up front):
+	// it is not validated again.
+	Validated bool
 }
 
 // ThreeWay returns the strategic merge patch that client-side kubectl apply
@@ -34,25 +38,47 @@ type Options struct {
 // ThreeWay does not modify its arguments; the patch may share values with
 // config.
 func ThreeWay(lastApplied, config, live map[string]any, t *schema.Type, opts Options) (map[string]any, error) {
-	if err := Validate(config, t); err != nil {
-		return nil, err
+	if !opts.Validated {
+		if err := Validate(config, t); err != nil {
+			return nil, err
+		}
 	}
-	return threeWayMaps(lastApplied, config, live, t, opts)
+	return threeWayMaps(lastApplied, config, live, t, opts, false)
+}
+
+// ThreeWayReapplied is ThreeWay for a config applied again as it was:
+// lastApplied is config without the last-applied annotation (which
+// config carries, as kubectl sends it), or config itself. Nothing was
+// dropped from the config, so nothing is deleted, and it computes only
+// the changes from live to config, not the deletions from lastApplied.
+// The patch is ThreeWay's, for any such lastApplied; unlike ThreeWay, it
+// does not check config's $patch directives against lastApplied's (a
+// value that is not a string is an error there).
+func ThreeWayReapplied(lastApplied, config, live map[string]any, t *schema.Type, opts Options) (map[string]any, error) {
+	if !opts.Validated {
+		if err := Validate(config, t); err != nil {
+			return nil, err
+		}
+	}
+	return threeWayMaps(lastApplied, config, live, t, opts, true)
 }
 
 // threeWayMaps is ThreeWay without validation: the patch is the changes
 // from live to config, without deletions, merged with the deletions from
-// lastApplied to config.
-func threeWayMaps(lastApplied, config, live map[string]any, t *schema.Type, opts Options) (map[string]any, error) {
+// lastApplied to config (none when reapplied).
+func threeWayMaps(lastApplied, config, live map[string]any, t *schema.Type, opts Options, reapplied bool) (map[string]any, error) {
 	delta := &differ{fullKey: true}
 	changes, err := delta.diffMaps(live, config, lastApplied, t, diffOptions{ignoreDeletions: true, setElementOrder: true})
 	if err != nil {
 		return nil, err
 	}
-	dels := &differ{}
-	deletions, err := dels.diffMaps(lastApplied, config, live, t, diffOptions{ignoreChangesAndAdditions: true, setElementOrder: true})
-	if err != nil {
-		return nil, err
+	var deletions map[string]any
+	if !reapplied {
+		dels := &differ{}
+		deletions, err = dels.diffMaps(lastApplied, config, live, t, diffOptions{ignoreChangesAndAdditions: true, setElementOrder: true})
+		if err != nil {
+			return nil, err
+		}
 	}
 	var patch map[string]any
 	switch {
