@@ -9,6 +9,8 @@ package lastapplied
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/konverge/konverge/value"
 )
@@ -38,12 +40,102 @@ func Get(obj map[string]any) (map[string]any, error) {
 // without the annotation itself, as compact JSON with sorted keys, followed
 // by a newline.
 func Encode(config map[string]any) (string, error) {
-	stripped := withAnnotation(config, nil)
-	b, err := value.Encode(stripped)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	b, err := appendStripped((*bp)[:0], config)
 	if err != nil {
+		// The error as the whole value gives it, with its path.
+		if _, err = value.Encode(withAnnotation(config, nil)); err == nil {
+			return Encode(config)
+		}
 		return "", fmt.Errorf("lastapplied: %w", err)
 	}
-	return string(append(b, '\n')), nil
+	b = append(b, '\n')
+	if cap(b) <= 64<<10 {
+		*bp = b
+	}
+	return string(b), nil
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// appendStripped appends the encoding of withAnnotation(obj, nil) to dst
+// without building it: obj's members, with metadata's, with the
+// annotations but the last-applied one (null ones as "").
+func appendStripped(dst []byte, obj map[string]any) ([]byte, error) {
+	md, _ := obj["metadata"].(map[string]any)
+	return appendMembers(dst, obj, "metadata", func(dst []byte) ([]byte, error) {
+		ann, _ := md["annotations"].(map[string]any)
+		return appendMembers(dst, md, "annotations", func(dst []byte) ([]byte, error) {
+			return appendAnnotations(dst, ann)
+		})
+	})
+}
+
+// appendMembers appends the encoding of the object m with its member
+// named special written by appendSpecial (present whether m has it or
+// not); keys sorted as encoding/json sorts them.
+func appendMembers(dst []byte, m map[string]any, special string, appendSpecial func([]byte) ([]byte, error)) ([]byte, error) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		if k != special {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, special)
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if dst, err = value.AppendEncode(dst, k); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if k == special {
+			dst, err = appendSpecial(dst)
+		} else {
+			dst, err = value.AppendEncode(dst, m[k])
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendAnnotations appends the annotations as Encode writes them.
+func appendAnnotations(dst []byte, ann map[string]any) ([]byte, error) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range ann {
+		if k != Annotation {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if dst, err = value.AppendEncode(dst, k); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		v := ann[k]
+		if v == nil {
+			v = ""
+		}
+		if dst, err = value.AppendEncode(dst, v); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 // Set returns a copy of config that carries its own last-applied annotation:

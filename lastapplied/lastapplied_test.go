@@ -1,6 +1,9 @@
 package lastapplied
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/konverge/konverge/value"
@@ -60,5 +63,92 @@ func TestEncodeAsKubectl(t *testing.T) {
 				t.Errorf("config changed:\n%s\n%s", before, after)
 			}
 		})
+	}
+}
+
+// TestEncodeMatchesStrippedObject checks that Encode, which writes the
+// annotation without building the stripped object, writes what encoding
+// the stripped object (withAnnotation) gives, errors included, on objects
+// of many shapes.
+func TestEncodeMatchesStrippedObject(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	keys := []string{"a", "b", "<&>", "z\u2028", "\xff\xfe", "metadata", "annotations", "name", Annotation, "é", "A"}
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch rng.IntN(9) {
+		case 0:
+			return nil
+		case 1:
+			return rng.IntN(2) == 0
+		case 2:
+			return int64(rng.IntN(1000) - 500)
+		case 3:
+			return rng.Float64() * 1e6
+		case 4:
+			if rng.IntN(20) == 0 {
+				return math.NaN() // cannot be encoded
+			}
+			return keys[rng.IntN(len(keys))]
+		case 5, 6:
+			if depth > 3 {
+				return "leaf"
+			}
+			m := map[string]any{}
+			for range rng.IntN(20) {
+				m[keys[rng.IntN(len(keys))]+fmt.Sprint(rng.IntN(3))] = gen(depth + 1)
+			}
+			return m
+		default:
+			if depth > 3 {
+				return int64(1)
+			}
+			var l []any
+			for range rng.IntN(4) {
+				l = append(l, gen(depth+1))
+			}
+			return l
+		}
+	}
+	for i := range 3000 {
+		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}
+		for range rng.IntN(20) {
+			obj[keys[rng.IntN(len(keys))]] = gen(1)
+		}
+		switch rng.IntN(4) {
+		case 0:
+			delete(obj, "metadata")
+		case 1:
+			md := map[string]any{"name": "x"}
+			for range rng.IntN(20) {
+				md[keys[rng.IntN(len(keys))]] = gen(2)
+			}
+			if rng.IntN(2) == 0 {
+				ann := map[string]any{}
+				for range rng.IntN(20) {
+					k := keys[rng.IntN(len(keys))] + fmt.Sprint(rng.IntN(3))
+					if rng.IntN(3) == 0 {
+						ann[k] = nil
+					} else {
+						ann[k] = k
+					}
+				}
+				if rng.IntN(2) == 0 {
+					ann[Annotation] = "old"
+				}
+				md["annotations"] = ann
+			}
+			obj["metadata"] = md
+		}
+		got, gerr := Encode(obj)
+		want, werr := value.Encode(withAnnotation(obj, nil))
+		if werr != nil || gerr != nil {
+			if gerr == nil || werr == nil || gerr.Error() != "lastapplied: "+werr.Error() {
+				t.Fatalf("object %d: error %v, want %v", i, gerr, werr)
+			}
+			continue
+		}
+		if got != string(want)+"\n" {
+			t.Fatalf("object %d:\n got %s\nwant %s", i, got, want)
+		}
 	}
 }
