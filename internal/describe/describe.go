@@ -1,7 +1,7 @@
 // Package describe prints Kubernetes objects as kubectl describe does:
 // kubectl 1.37's layouts for Deployments, ReplicaSets, StatefulSets,
 // DaemonSets, Jobs, CronJobs, Pods, Services, ConfigMaps, Secrets,
-// Namespaces and ServiceAccounts, a generic layout
+// Namespaces, ServiceAccounts and Nodes, a generic layout
 // (every field, labelled as kubectl labels them) for the other kinds, and
 // the events whose involvedObject is the object.
 //
@@ -70,6 +70,8 @@ func Describe(ctx context.Context, c cluster.Reader, res cluster.Resource, obj m
 		err = d.namespace()
 	case "/ServiceAccount":
 		err = d.serviceAccount()
+	case "/Node":
+		err = d.node()
 	case "apps/StatefulSet":
 		err = d.statefulSet()
 	case "apps/DaemonSet":
@@ -224,7 +226,8 @@ func (d *describer) events() ([]map[string]any, error) {
 		if p.Str(io, "name") != d.meta("name") || p.Str(io, "namespace") != ns || p.Str(io, "kind") != d.res.GVK.Kind {
 			continue
 		}
-		if uid != "" && p.Str(io, "uid") != "" && p.Str(io, "uid") != uid {
+		// A kubelet's events about its node carry the node's name as uid.
+		if u := p.Str(io, "uid"); uid != "" && u != "" && u != uid && (d.res.GVK.Kind != "Node" || u != d.meta("name")) {
 			continue
 		}
 		out = append(out, e)
