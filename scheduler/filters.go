@@ -24,6 +24,9 @@ type incoming struct {
 	// defaultSpread: the pod declares no constraint (the system
 	// defaults score it).
 	defaultSpread bool
+	// onlyNodes are the only nodes the pod's node affinity names (nil:
+	// no such narrowing).
+	onlyNodes map[string]bool
 
 	// Worked out once per Schedule, for the cluster as it is.
 	spreadCounts []map[string]int64
@@ -198,7 +201,45 @@ func newIncoming(c *Cluster, p *pod, spec map[string]any) *incoming {
 		})
 	}
 	in.defaultSpread = len(in.spread) == 0
+	in.onlyNodes = nodeNames(in.required)
 	return in
+}
+
+// nodeNames is the set of nodes that required node selector terms name
+// (metadata.name In), when every term names some: NodeAffinity's
+// PreFilter looks at those nodes only. nil: the terms do not narrow.
+func nodeNames(terms []any) map[string]bool {
+	var out map[string]bool
+	for _, t := range terms {
+		tm, _ := t.(map[string]any)
+		var names map[string]bool
+		for _, f := range list(tm, "matchFields") {
+			if str(f, "key") != "metadata.name" || str(f, "operator") != "In" {
+				continue
+			}
+			set := map[string]bool{}
+			for _, v := range listOfStrings(f, "values") {
+				if names == nil || names[v] {
+					set[v] = true
+				}
+			}
+			names = set
+		}
+		if names == nil {
+			return nil
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		for n := range names {
+			out[n] = true
+		}
+	}
+	if len(out) == 0 {
+		// No name at all (the names conflict): the filters decide.
+		return nil
+	}
+	return out
 }
 
 // filter runs the filters on n in kube-scheduler's order and returns the

@@ -48,8 +48,13 @@ const (
 	ReasonPodAffinity         = "node(s) didn't match pod affinity rules"
 	ReasonPodAntiAffinity     = "node(s) didn't match pod anti-affinity rules"
 	ReasonExistingAntiAffnity = "node(s) didn't satisfy existing pods anti-affinity rules"
-	reasonNotHelpful          = "Preemption is not helpful for scheduling"
-	reasonNoVictims           = "No preemption victims found for incoming pod"
+	// ReasonNotInNodeNames is the reason of the nodes a pod's required
+	// node affinity leaves out by name (matchFields metadata.name In, as
+	// a DaemonSet's pods have): NodeAffinity's PreFilter narrows the
+	// nodes to those names and the others are not looked at.
+	ReasonNotInNodeNames = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+	reasonNotHelpful     = "Preemption is not helpful for scheduling"
+	reasonNoVictims      = "No preemption victims found for incoming pod"
 )
 
 // UnschedulableTaint is the taint of a cordoned node.
@@ -367,6 +372,10 @@ func (c *Cluster) Schedule(obj map[string]any) Decision {
 		i := (start + k) % len(c.nodes)
 		processed++
 		n := c.nodes[i]
+		if in.onlyNodes != nil && !in.onlyNodes[n.name] {
+			statuses[i] = &status{reasons: []string{ReasonNotInNodeNames}}
+			continue
+		}
 		if st := in.filter(n); st != nil {
 			statuses[i] = st
 			continue

@@ -187,6 +187,18 @@ spec:
   containers: [{name: c}]`,
 		msg: "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
 	}, {
+		name:  "pinned by name to a full node (a DaemonSet's pod)",
+		nodes: []string{"", ""},
+		existing: []string{
+			`metadata: {name: x, namespace: d}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 1800m}}}]}`,
+		},
+		pod: `metadata: {name: p, namespace: d}
+spec:
+  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [a]}]}]}}}
+  containers: [{name: c, resources: {requests: {cpu: 500m}}}]`,
+		msg: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
+	}, {
 		name:  "preemption",
 		nodes: []string{""},
 		existing: []string{
