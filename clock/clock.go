@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 )
@@ -86,6 +87,10 @@ type Clock struct {
 	// store revision and cluster time at which the controllers last
 	// settled, and the earliest time they asked to run again.
 	settled Settled
+	// buckets are the clients' token buckets (see Take), by name: the
+	// cluster time at which each would be full again; a bucket that is
+	// full is not kept.
+	buckets map[string]time.Time
 }
 
 // Settled records the last settle of the controllers, so that a command
@@ -103,6 +108,8 @@ type state struct {
 	Mode    Mode      `json:"mode"`
 	Now     time.Time `json:"now"`
 	Settled Settled   `json:"settled,omitzero"`
+	// Buckets are the token buckets not full at Now (see Take).
+	Buckets map[string]time.Time `json:"buckets,omitempty"`
 }
 
 // New returns a clock in mode at time now (UTC).
@@ -179,6 +186,7 @@ func (c *Clock) Load(ctx context.Context, m Meta) (found bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mode, c.now, c.settled = st.Mode, st.Now.UTC(), st.Settled
+	c.buckets = st.Buckets
 	return true, nil
 }
 
@@ -199,7 +207,13 @@ func (c *Clock) Save(ctx context.Context, m Meta) error {
 // that the clock and the objects stamped with it are committed together.
 func (c *Clock) Persisted() (key string, value []byte, err error) {
 	c.mu.Lock()
-	data, err := json.Marshal(state{Mode: c.mode, Now: c.now, Settled: c.settled})
+	// A bucket full by now needs no record.
+	for name, full := range c.buckets {
+		if !full.After(c.now) {
+			delete(c.buckets, name)
+		}
+	}
+	data, err := json.Marshal(state{Mode: c.mode, Now: c.now, Settled: c.settled, Buckets: c.buckets})
 	c.mu.Unlock()
 	if err != nil {
 		return "", nil, fmt.Errorf("clock: save: %w", err)
@@ -212,13 +226,14 @@ type Snapshot struct {
 	mode    Mode
 	now     time.Time
 	settled Settled
+	buckets map[string]time.Time
 }
 
 // Snapshot returns the clock's state.
 func (c *Clock) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Snapshot{mode: c.mode, now: c.now, settled: c.settled}
+	return Snapshot{mode: c.mode, now: c.now, settled: c.settled, buckets: maps.Clone(c.buckets)}
 }
 
 // Restore sets the clock back to a snapshot, even backwards: for a runner
@@ -227,6 +242,7 @@ func (c *Clock) Restore(s Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mode, c.now, c.settled = s.mode, s.now, s.settled
+	c.buckets = maps.Clone(s.buckets)
 }
 
 // Reset sets mode and time outright, even backwards, and forgets the last
@@ -235,4 +251,77 @@ func (c *Clock) Reset(mode Mode, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mode, c.now, c.settled = mode, now.UTC(), Settled{}
+	c.buckets = nil
+}
+
+// Rate is a client's rate limit, as client-go's token bucket
+// (flowcontrol.NewTokenBucketRateLimiter) applies it to every request:
+// QPS requests per second on average, Burst at once after a quiet spell.
+type Rate struct {
+	QPS   float64
+	Burst int
+}
+
+// interval is the time between two tokens (at least a nanosecond).
+func (r Rate) interval() time.Duration {
+	if r.QPS <= 0 {
+		return 0
+	}
+	return max(time.Duration(float64(time.Second)/r.QPS), 1)
+}
+
+// Take takes a token of the bucket name, of rate r, for a request made at
+// cluster time now that may be sent until (not at) cluster time until: a
+// request that finds the bucket empty waits for the next token, as
+// client-go's limiter makes it wait. It returns when the request is sent
+// and true, or, when the next token comes at until or later, that time and
+// false (nothing is taken). The bucket starts full; a Rate without QPS
+// never limits. The buckets are kept with the clock (Persisted, Snapshot),
+// so that the pace holds across commands and rollbacks.
+//
+// The bucket is the generic cell rate algorithm's form of a token bucket:
+// one time, at which the bucket is full again; each token moves it one
+// interval later, and a token is there when that time is less than
+// Burst-1 intervals ahead of the request.
+func (c *Clock) Take(name string, r Rate, now, until time.Time) (time.Time, bool) {
+	step := r.interval()
+	if step == 0 {
+		return now, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sent := c.tokenAt(name, r, now)
+	if !sent.Before(until) {
+		return sent, false
+	}
+	full := c.buckets[name]
+	if full.Before(sent) {
+		full = sent
+	}
+	if c.buckets == nil {
+		c.buckets = map[string]time.Time{}
+	}
+	c.buckets[name] = full.Add(step)
+	return sent, true
+}
+
+// TokenAt returns when a request made at now through the bucket name, of
+// rate r, would be sent (now when a token is there): Take without taking.
+func (c *Clock) TokenAt(name string, r Rate, now time.Time) time.Time {
+	if r.interval() == 0 {
+		return now
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokenAt(name, r, now)
+}
+
+// tokenAt is TokenAt with c.mu held: the bucket must be full again at
+// most Burst-1 intervals after the request is sent.
+func (c *Clock) tokenAt(name string, r Rate, now time.Time) time.Time {
+	at := c.buckets[name].Add(-time.Duration(max(r.Burst, 1)-1) * r.interval())
+	if at.After(now) {
+		return at
+	}
+	return now
 }

@@ -58,6 +58,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -157,3 +158,16 @@ func GetShared(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespa
 type OwnerIndex interface {
 	Owned(ctx context.Context, fn func(group, kind, namespace, name string) error) error
 }
+
+// ErrThrottled is what a write returns when the controller's client rate
+// limit holds it back past the time of the sync (as kube-controller-manager
+// gives every controller a client of its own, limited to --kube-api-qps 20
+// and --kube-api-burst 30, the runner of package sim gives each a token
+// bucket in cluster time): the request is not sent. A controller may stop
+// there and carry on at its next sync, which the runner makes when the
+// next token comes; one that returns the error (wrapped or not) has the
+// writes sent before it kept, and its next sync is a full one.
+var ErrThrottled = errors.New("the controller's client rate limit holds the request back")
+
+// IsThrottled reports whether err is, or wraps, ErrThrottled.
+func IsThrottled(err error) bool { return errors.Is(err, ErrThrottled) }

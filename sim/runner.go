@@ -39,6 +39,19 @@
 // the call is run again with one transaction per sync, so that only the
 // failing sync's writes are lost.
 //
+// # Client rate limits
+//
+// As kube-controller-manager gives each of its controllers a client of
+// its own limited to 20 requests a second with a burst of 30, each
+// controller's writes here take a token of its bucket in cluster time
+// (ClientRate; the buckets are kept with the clock): the writes of a sync
+// at time t are sent within the second of t, and one that finds no token
+// by then is held back (controller.ErrThrottled). The sync's earlier
+// writes stay, and the controller syncs again in the second of its next
+// token, so that a ReplicaSet of 100,000 pods fills at the real pace,
+// over more than an hour of cluster time, at a cost of what happens in
+// the time crossed.
+//
 // # Determinism
 //
 // Controllers run in a fixed order and what they remember between syncs
@@ -133,6 +146,10 @@ type Runner struct {
 	// span (see AdvanceTo); zero means DefaultCatchUp, negative: no
 	// shortcut.
 	CatchUp time.Duration
+	// Rates gives the client rate limit of each controller (see
+	// ClientRate); nil means ClientRate. A Rate without QPS does not
+	// limit.
+	Rates func(controller.Controller) clock.Rate
 
 	// scheduled is the earliest Scheduled of the last settle: a long
 	// catch-up does not jump over it.
@@ -691,6 +708,15 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 	if len(r.synced) != len(r.Controllers) {
 		r.synced = make([]feedPos, len(r.Controllers))
 	}
+	if rate := r.rate(ctrl); rate.QPS > 0 {
+		w.limit = &limit{clk: r.Clock, bucket: ctrl.Name(), rate: rate, now: now, until: nextSecond(now)}
+		if at := r.Clock.TokenAt(ctrl.Name(), rate, now); !at.Before(w.limit.until) {
+			// Its client still waits for a token: the sync happens when
+			// it comes (an incremental controller then gets what was
+			// written meanwhile).
+			return controller.Result{RequeueAt: ceilSecond(at)}, 0, nil
+		}
+	}
 	f := &r.cache.feed
 	last := r.synced[i]
 	_, following := c.(*cachedCluster)
@@ -714,7 +740,87 @@ func (r *Runner) runSync(ctx context.Context, i int, ctrl controller.Controller,
 	} else {
 		out, err = ctrl.Sync(ctx, w, now)
 	}
+	if l := w.limit; l != nil && l.held && (err == nil || controller.IsThrottled(err)) {
+		// The rate limit held a write back: what was sent stays, and the
+		// controller goes on when the next token comes.
+		if err != nil {
+			// It stopped somewhere in its sync: the next is a full one.
+			r.synced[i] = feedPos{}
+			err = nil
+			out = controller.Result{Changed: w.writes > 0}
+		}
+		out = out.Merge(controller.Result{RequeueAt: ceilSecond(l.next)})
+	}
 	return out, w.writes, err
+}
+
+// ClientRate is the client rate limit of a controller, as its real
+// counterpart has it: kube-controller-manager gives each of its
+// controllers a client of its own, limited by a token bucket of
+// --kube-api-qps 20 and --kube-api-burst 30 (KubeControllerManagerRate);
+// kube-apiserver's own work (the kubernetes Service, the Events' time to
+// live) has no client, and the simulated kubelet is left unlimited (a
+// real node's kubelet has 50 per second and a burst of 100, per node).
+func ClientRate(ctrl controller.Controller) clock.Rate {
+	switch ctrl.Name() {
+	case "kubelet", "kubernetes-service", "event-ttl":
+		return clock.Rate{}
+	}
+	return KubeControllerManagerRate
+}
+
+// KubeControllerManagerRate is the client rate limit of each controller
+// of kube-controller-manager v1.37: the defaults of its --kube-api-qps
+// and --kube-api-burst.
+var KubeControllerManagerRate = clock.Rate{QPS: 20, Burst: 30}
+
+func (r *Runner) rate(ctrl controller.Controller) clock.Rate {
+	if r.Rates != nil {
+		return r.Rates(ctrl)
+	}
+	return ClientRate(ctrl)
+}
+
+// nextSecond is the start of the second after the one of t: the writes of
+// a sync at t are sent within the second of t (objects carry times to the
+// second).
+func nextSecond(t time.Time) time.Time { return t.Truncate(time.Second).Add(time.Second) }
+
+// ceilSecond rounds t up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if s := t.Truncate(time.Second); !s.Equal(t) {
+		return s.Add(time.Second)
+	}
+	return t
+}
+
+// limit is a controller's client rate limit during one sync.
+type limit struct {
+	clk    *clock.Clock
+	bucket string
+	rate   clock.Rate
+	// now is the time of the sync; a write is sent before until, or
+	// held back.
+	now, until time.Time
+	// held: a write was held back; next is when the next token comes.
+	held bool
+	next time.Time
+}
+
+// take takes the token of one write, or returns an error wrapping
+// controller.ErrThrottled (and so does every later write of the sync).
+func (l *limit) take() error {
+	if l == nil {
+		return nil
+	}
+	if !l.held {
+		at, ok := l.clk.Take(l.bucket, l.rate, l.now, l.until)
+		if ok {
+			return nil
+		}
+		l.held, l.next = true, at
+	}
+	return fmt.Errorf("%s controller: next token at %s: %w", l.bucket, l.next.UTC().Format(time.RFC3339Nano), controller.ErrThrottled)
 }
 
 // FullSyncs makes every sync a full one (controller.Controller's Sync,
@@ -802,6 +908,8 @@ func fieldManager(ctrl controller.Controller) string {
 type counting struct {
 	cluster.Interface
 	manager string
+	// limit is the controller's client rate limit (nil: none).
+	limit *limit
 	// listed: Pods and Events listed from the store; cached: from the
 	// list cache; other: objects of other kinds.
 	writes, listed, cached, other int
@@ -850,26 +958,41 @@ func (c *counting) List(ctx context.Context, gvk schema.GVK, opts ...cluster.Lis
 }
 
 func (c *counting) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	if err := c.limit.take(); err != nil {
+		return nil, err
+	}
 	c.count(objKind(obj))
 	return c.Interface.Create(ctx, obj, append([]cluster.CreateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	if err := c.limit.take(); err != nil {
+		return nil, err
+	}
 	c.count(objKind(obj))
 	return c.Interface.Update(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	if err := c.limit.take(); err != nil {
+		return nil, err
+	}
 	c.count(objKind(obj))
 	return c.Interface.UpdateStatus(ctx, obj, append([]cluster.UpdateOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	if err := c.limit.take(); err != nil {
+		return nil, err
+	}
 	c.count(gvk.Group+"/", gvk.Kind)
 	return c.Interface.Patch(ctx, gvk, namespace, name, pt, patch, append([]cluster.PatchOption{cluster.FieldOwner(c.manager)}, opts...)...)
 }
 
 func (c *counting) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	if err := c.limit.take(); err != nil {
+		return err
+	}
 	c.count(gvk.Group+"/", gvk.Kind)
 	return c.Interface.Delete(ctx, gvk, namespace, name, opts...)
 }

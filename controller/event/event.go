@@ -2,9 +2,11 @@
 // controllers of the embedded cluster, as client-go's event recorder and
 // correlator leave them in the API server: one Event per involved object
 // (and field path), type, reason, message and source, whose count and
-// lastTimestamp grow when the same thing happens again; a SpamFilter that
-// drops what a source says too often about one object (client-go's
-// EventSourceObjectSpamFilter: a burst of 25, then one every 5 minutes);
+// lastTimestamp grow when the same thing happens again; the spam filter
+// that drops what a source says too often about one object (client-go's
+// EventSourceObjectSpamFilter: a burst of 25, then one every 5 minutes),
+// which Emit applies to the controllers' Events from the stored ones, and
+// a SpamFilter for the kubelet to keep in memory;
 // and the API server's time to live of Events (one hour after their last
 // write), which the TTL controller carries out.
 //
@@ -85,6 +87,9 @@ func Emit(ctx context.Context, c cluster.Interface, ev Event) (count int64, err 
 	about, err := eventsAbout(ctx, c, ns, ev)
 	if err != nil {
 		return 0, refused(err)
+	}
+	if ev.Host == "" && !spamAllowed(about, ns, ev) {
+		return 0, nil
 	}
 	mine := eventsOf(about, ns, ev)
 	similar := mine[:0:0]
@@ -397,6 +402,38 @@ func (f *SpamFilter) Allow(ev Event) bool {
 
 // Reset forgets every bucket.
 func (f *SpamFilter) Reset() { f.buckets = nil }
+
+// spamAllowed is the spam filter of a controller's Events (those without
+// a Host; the kubelet keeps a SpamFilter of its own), read from the
+// stored Events rather than kept, as the aggregator's memory: the bucket
+// of the source, object and type started full at the first occurrence
+// of its Events still stored and gave a token to each occurrence since
+// (their counts). That is client-go's bucket as long as it did not fill
+// up again in between; one that did would allow a little more than this.
+func spamAllowed(about []cluster.Object, ns string, ev Event) bool {
+	uid, kind, name := kobj.UID(ev.Involved), kobj.Str(ev.Involved, "kind"), kobj.Name(ev.Involved)
+	var used int64
+	var first time.Time
+	for _, e := range about {
+		if kobj.Namespace(e) != ns || kobj.Str(e, "type") != ev.Type ||
+			kobj.Str(e, "source", "component") != ev.Component || kobj.Str(e, "source", "host") != "" {
+			continue
+		}
+		io := kobj.Map(e, "involvedObject")
+		if kobj.Str(io, "uid") != uid || kobj.Str(io, "kind") != kind || kobj.Str(io, "name") != name {
+			continue
+		}
+		used += kobj.IntOr(e, 1, "count")
+		if f := kobj.ParseTime(kobj.Str(e, "firstTimestamp")); first.IsZero() || (!f.IsZero() && f.Before(first)) {
+			first = f
+		}
+	}
+	if used < SpamBurst {
+		return true
+	}
+	refilled := int64(ev.Time.Sub(first) / SpamInterval)
+	return SpamBurst-used+refilled >= 1
+}
 
 // RecordedSince reports whether an Event of component about involved with
 // this type, reason and message was last recorded at or after since: a

@@ -397,3 +397,71 @@ func TestWaitingEndsWithTheUsersWrite(t *testing.T) {
 		}
 	}
 }
+
+// A controller's Events about one object go through client-go's spam
+// filter, read from the stored Events: 25 occurrences (the aggregated
+// ones included), then one more every 5 minutes; the kubelet's (with a
+// Host) are left to its own SpamFilter.
+func TestControllerEventsSpamFiltered(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &ctrltest.Clock{T: t0}
+	s := ctrltest.Open(t, clk)
+	rs := map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web-1", "namespace": "default", "uid": "u1"}}
+	occurrences := func() int64 {
+		l, err := s.List(ctx, kobj.EventGVK, cluster.InNamespace("default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, e := range l.Items {
+			if kobj.Str(e, "involvedObject", "uid") == "u1" {
+				n += kobj.IntOr(e, 1, "count")
+			}
+		}
+		return n
+	}
+	for i := range 200 {
+		if err := event.Record(ctx, s, t0, rs, event.Normal, "SuccessfulCreate", fmt.Sprintf("Created pod: web-1-%d", i), "replicaset-controller"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := occurrences(); got != event.SpamBurst {
+		t.Errorf("200 Events at once: %d recorded, want %d", got, event.SpamBurst)
+	}
+	// Another type is another bucket.
+	if err := event.Record(ctx, s, t0, rs, event.Warning, "FailedCreate", "quota", "replicaset-controller"); err != nil {
+		t.Fatal(err)
+	}
+	if got := occurrences(); got != event.SpamBurst+1 {
+		t.Errorf("a Warning after the Normal burst: %d recorded, want %d", got, event.SpamBurst+1)
+	}
+	// One token per 5 minutes.
+	for _, at := range []time.Duration{4 * time.Minute, 5 * time.Minute, 6 * time.Minute, 10 * time.Minute} {
+		if err := event.Record(ctx, s, t0.Add(at), rs, event.Normal, "SuccessfulCreate", "Created pod: later", "replicaset-controller"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := occurrences(); got != event.SpamBurst+3 {
+		t.Errorf("after 10 minutes: %d recorded, want %d", got, event.SpamBurst+3)
+	}
+	// A node's component keeps its own filter.
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default", "uid": "u2"}}
+	for i := range 30 {
+		if _, err := event.Emit(ctx, s, event.Event{Involved: pod, Type: event.Normal, Reason: "Pulled", Message: fmt.Sprint(i),
+			Component: "kubelet", Host: "node-1", Time: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, _ := s.List(ctx, kobj.EventGVK, cluster.InNamespace("default"))
+	var kubelet int64
+	for _, e := range l.Items {
+		if kobj.Str(e, "involvedObject", "uid") == "u2" {
+			kubelet += kobj.IntOr(e, 1, "count")
+		}
+	}
+	if kubelet != 30 {
+		t.Errorf("the kubelet's Events: %d recorded, want all 30", kubelet)
+	}
+}

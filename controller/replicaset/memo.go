@@ -22,7 +22,6 @@ type podMemo struct {
 	// deleting: it has a deletionTimestamp; done: its phase is Succeeded
 	// or Failed.
 	deleting, done, ready bool
-	created               string
 	labels                map[string]string
 	rawLabels             map[string]any
 	// forRS names the ReplicaSet (uid and generation: its selector and
@@ -54,7 +53,6 @@ func newPodMemo(p map[string]any) *podMemo {
 		s, _ := v.(string)
 		labels[k] = s
 	}
-	created, _ := md["creationTimestamp"].(string)
 	return &podMemo{
 		obj:       p,
 		namespace: kobj.Namespace(p),
@@ -63,7 +61,6 @@ func newPodMemo(p map[string]any) *podMemo {
 		deleting:  dts != "",
 		done:      phase == "Succeeded" || phase == "Failed",
 		ready:     podReady(p),
-		created:   created,
 		labels:    labels,
 		rawLabels: raw,
 	}

@@ -6,7 +6,9 @@
 // ReplicaFailure condition).
 //
 // As the real controller, it creates pods in slow-start batches (1, 2,
-// 4, ... at most 500 per sync), stops at the first batch with a failure,
+// 4, ... at most 500 per sync, each request through the controller's
+// client rate limit: some 20 pods a second, see manage), stops at the
+// first batch with a failure,
 // and turns what the API server refuses into FailedCreate and
 // FailedDelete Events and the ReplicaFailure condition, retried with the
 // work queue's back-off (see event.RetryAt): one ReplicaSet that cannot
@@ -231,8 +233,16 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		} else {
 			var changed bool
 			appendOnly = int64(len(active)) <= replicas
-			active, changed, manageErr = manage(ctx, c, now, rs, active, replicas, len(owned), idx)
+			var throttled bool
+			active, changed, throttled, manageErr = manage(ctx, c, now, rs, active, replicas, len(owned), idx)
 			res.Changed = res.Changed || changed
+			if throttled {
+				// The client waits for its next token in the middle of
+				// a burst: the real controller's sync is still creating
+				// (or deleting) pods and writes the status after the
+				// burst; so does the next sync here.
+				return res, nil
+			}
 			if manageErr != nil && !cluster.IsStatus(manageErr) {
 				return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
 			}
@@ -336,6 +346,10 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		next := maps.Clone(rs)
 		next["status"] = st
 		if _, err := c.UpdateStatus(ctx, next); err != nil {
+			if controller.IsThrottled(err) {
+				// Written by the next sync, when the token comes.
+				return res, nil
+			}
 			if !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
 				return res, fmt.Errorf("%s/%s: update status: %w", ns, name, err)
 			}
@@ -403,17 +417,24 @@ const burstReplicas = 500
 // that stop after a batch with a failure) and returns the active pods
 // afterwards. The error is the first the API server returned (each is
 // also an Event), or a failure of the store.
-func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, active []map[string]any, replicas int64, owned int, idx *podIndex) ([]map[string]any, bool, error) {
+//
+// Each request goes through the controller's client, which the runner
+// limits as kube-controller-manager limits the real one (20 requests a
+// second, a burst of 30, the Events included): a burst of 500 pods takes
+// some 25 seconds of cluster time, over several syncs here. throttled
+// reports that a request waits for its token: the burst goes on at the
+// next sync, which counts what the burst did so far as the pods added
+// (or removed) since the status was last written, since the real
+// controller writes the status only once its burst is done.
+func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, active []map[string]any, replicas int64, owned int, idx *podIndex) (_ []map[string]any, changed, throttled bool, _ error) {
 	diff := int64(len(active)) - replicas
-	changed := false
+	// sofar is what the current burst did already (see above).
+	sofar := int64(len(active)) - kobj.IntOr(rs, 0, "status", "replicas")
 	switch {
 	case diff < 0:
-		// At most a burst per second of cluster time: a huge ReplicaSet
-		// fills over many seconds (as the real one, throttled by the API
-		// server), and the other ReplicaSets' pods are not kept waiting.
-		n := min(-diff, burstReplicas-createdAt(active, now, idx.memos))
+		n := min(-diff, burstReplicas-max(sofar, 0))
 		if n <= 0 {
-			return active, changed, nil
+			return active, changed, false, nil
 		}
 		uid := kobj.UID(rs)
 		if _, ok := idx.next[uid]; !ok {
@@ -425,13 +446,16 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 			for range size {
 				pod := newPod(rs, idx)
 				created, err := c.Create(ctx, pod)
+				if controller.IsThrottled(err) {
+					return active, changed, true, nil
+				}
 				if err != nil {
 					if !cluster.IsStatus(err) {
-						return active, changed, err
+						return active, changed, false, err
 					}
 					changed = true
 					if err := event.Record(ctx, c, now, rs, event.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err), Component); err != nil {
-						return active, changed, err
+						return active, changed, controller.IsThrottled(err), dropThrottled(err)
 					}
 					if first == nil {
 						first = err
@@ -441,28 +465,40 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 				changed = true
 				active = append(active, created)
 				if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulCreate", "Created pod: "+kobj.Name(created), Component); err != nil {
-					return active, changed, err
+					return active, changed, controller.IsThrottled(err), dropThrottled(err)
 				}
 			}
 			done += size
 			if first != nil {
-				return active, changed, first
+				return active, changed, false, first
 			}
 		}
 	case diff > 0:
+		n := min(diff, burstReplicas-max(-sofar, 0))
+		if n <= 0 {
+			return active, changed, false, nil
+		}
 		victims := append([]map[string]any(nil), active...)
 		SortForDeletion(victims, now)
 		del := map[string]bool{}
 		var first error
-		for _, p := range victims[:min(diff, burstReplicas)] {
+		for _, p := range victims[:n] {
 			err := c.Delete(ctx, kobj.PodGVK, kobj.Namespace(p), kobj.Name(p), cluster.Preconditions{UID: kobj.UID(p)})
+			if controller.IsThrottled(err) {
+				throttled = true
+				break
+			}
 			if err != nil && !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
 				if !cluster.IsStatus(err) {
-					return active, changed, err
+					return active, changed, false, err
 				}
 				changed = true
 				if err := event.Record(ctx, c, now, rs, event.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err), Component); err != nil {
-					return active, changed, err
+					if controller.IsThrottled(err) {
+						throttled = true
+						break
+					}
+					return active, changed, false, err
 				}
 				if first == nil {
 					first = err
@@ -473,7 +509,11 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 			del[kobj.UID(p)] = true
 			if err == nil {
 				if err := event.Record(ctx, c, now, rs, event.Normal, "SuccessfulDelete", "Deleted pod: "+kobj.Name(p), Component); err != nil {
-					return active, changed, err
+					if controller.IsThrottled(err) {
+						throttled = true
+						break
+					}
+					return active, changed, false, err
 				}
 			}
 		}
@@ -484,23 +524,23 @@ func manage(ctx context.Context, c cluster.Interface, now time.Time, rs map[stri
 			}
 		}
 		active = kept
+		if throttled {
+			return active, changed, true, nil
+		}
 		if first != nil {
-			return active, changed, first
+			return active, changed, false, first
 		}
 	}
-	return active, changed, nil
+	return active, changed, false, nil
 }
 
-// createdAt counts the pods created at the second of now.
-func createdAt(pods []map[string]any, now time.Time, ms *memos) int64 {
-	ts := kobj.FormatTime(now)
-	var n int64
-	for _, p := range pods {
-		if ms.of(p).created == ts {
-			n++
-		}
+// dropThrottled is err, or nil when the client rate limit held the
+// request back (manage reports that as throttled).
+func dropThrottled(err error) error {
+	if controller.IsThrottled(err) {
+		return nil
 	}
-	return n
+	return err
 }
 
 // newPod is the pod a ReplicaSet creates: its template, a free

@@ -172,7 +172,9 @@ type Outcome struct {
 
 // Run syncs each of owners with sync, at cluster time now, and merges
 // their results; the controller's own failures are joined into one
-// error.
+// error. A write that the client rate limit holds back
+// (controller.ErrThrottled) ends the loop with that error: the owners
+// after it wait for the controller's next sync.
 func (l Loop) Run(ctx context.Context, c cluster.Interface, now time.Time, owners []map[string]any, sync func(ctx context.Context, owner map[string]any) (Outcome, error)) (controller.Result, error) {
 	res, failures, err := l.Each(ctx, c, now, owners, sync)
 	if err == nil && len(failures) > 0 {
@@ -195,6 +197,10 @@ func (l Loop) Each(ctx context.Context, c cluster.Interface, now time.Time, owne
 			res = res.Merge(controller.Result{Changed: out.Changed, RequeueAt: out.Requeue})
 			if l.Memory != nil {
 				l.Memory.Synced(o, out.Changed || err != nil, out.Requeue)
+			}
+			if controller.IsThrottled(err) {
+				// The client waits for a token: the sync ends here.
+				return res, failures, err
 			}
 			if err != nil && !l.Refused(err) {
 				failures = append(failures, err)
@@ -222,6 +228,11 @@ func (l Loop) Each(ctx context.Context, c cluster.Interface, now time.Time, owne
 		res = res.Merge(r)
 		if l.Memory != nil {
 			l.Memory.Synced(o, out.Changed || err != nil, out.Requeue)
+		}
+		if controller.IsThrottled(err) {
+			// The client waits for a token, which is no failure: the
+			// sync ends here and goes on when the token comes.
+			return res, failures, err
 		}
 		retry, failure, rerr := lim.AfterSync(ctx, c, o, l.Component, now, err)
 		if rerr != nil {
