@@ -319,23 +319,43 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	}
 	changes := make([]Change, n)
 	for i, it := range items {
-		c := &changes[it.idx]
-		pl := plans[i]
-		if pl == nil {
+		if plans[i] == nil {
+			c := &changes[it.idx]
 			*c = it.entry.change
 			c.Source = it.src
-			continue
 		}
+	}
+	// The changes computed now, on all CPUs; their errors in item order.
+	cerrs := make([]error, len(todoAt))
+	parallel(len(todoAt), func(j int) {
+		pl := plans[todoAt[j]]
 		if pl.err != nil {
-			errs.add(it, pl.err)
-			continue
+			return
 		}
-		if *c, err = r.change(*pl); err != nil {
-			errs.add(it, err)
-			continue
+		c, err := r.change(*pl)
+		if err != nil {
+			cerrs[j] = err
+			return
 		}
 		if c.plain == nil && isSecretRef(c.Ref) {
-			*c = c.Masked()
+			c = c.Masked()
+		}
+		changes[pl.it.idx] = c
+	})
+	j := 0
+	for i, it := range items {
+		if plans[i] == nil {
+			continue
+		}
+		computedNow := j < len(todoAt) && todoAt[j] == i
+		switch {
+		case plans[i].err != nil:
+			errs.add(it, plans[i].err)
+		case computedNow && cerrs[j] != nil:
+			errs.add(it, cerrs[j])
+		}
+		if computedNow {
+			j++
 		}
 	}
 	if err := errs.err(); err != nil {
