@@ -40,27 +40,32 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.data, p.err = value.Encode(r.ssaConfig(it, live))
 		return p
 	}
-	p.modified, p.err = lastapplied.Set(it.config)
-	if p.err != nil {
-		return p
-	}
-	if live == nil {
-		// kubectl drops nulls after recording the annotation, which keeps
-		// them, so that a create stores what an update would.
-		p.create = withoutNulls(p.modified)
+	annotation, err := lastapplied.Encode(it.config)
+	if err != nil {
+		p.err = err
 		return p
 	}
 	// The config was validated against the kind's schema when the input
 	// was prepared (validateItem); with its annotation it is as valid.
 	validated := it.crd == nil && it.typ != nil
-	if it.res.Strategic && r.reapplied(it, live, p.modified) {
+	if live != nil && it.res.Strategic && r.reapplied(it, live, annotation) {
 		// Applied again as it was: its original configuration is the
-		// config, and nothing is deleted.
+		// config, and nothing is deleted. The annotation, the same on
+		// both sides, changes nothing: the config carries it only when
+		// there is a patch to send.
 		p.pt = cluster.StrategicMergePatchType
-		p.patch, p.err = merge.ThreeWayReapplied(p.modified, p.modified, live, it.typ, merge.Options{Validated: validated})
+		p.patch, p.err = merge.ThreeWayReapplied(it.config, it.config, live, it.typ, merge.Options{Validated: validated})
 		if p.err == nil && len(p.patch) > 0 {
+			p.modified = lastapplied.SetEncoded(it.config, annotation)
 			p.data, p.err = value.Encode(p.patch)
 		}
+		return p
+	}
+	p.modified = lastapplied.SetEncoded(it.config, annotation)
+	if live == nil {
+		// kubectl drops nulls after recording the annotation, which keeps
+		// them, so that a create stores what an update would.
+		p.create = withoutNulls(p.modified)
 		return p
 	}
 	original, err := originalOf(live, p.modified, it.config)
@@ -85,21 +90,33 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 }
 
 // reapplied reports whether live's last-applied annotation is the one
-// modified carries, for a config that decodes as itself (originalOf), so
-// that merge.ThreeWayReapplied computes its patch: not with
-// --overwrite=false (which compares live with the original
+// the config's annotation (Encode's) would be, for a config that decodes
+// as itself (originalOf), whose annotations hold no null and that
+// carries no last-applied annotation of its own (it differs from what
+// kubectl sends by that annotation only, which live has), so that
+// merge.ThreeWayReapplied(config, config, live) computes its patch: not
+// with --overwrite=false (which compares live with the original
 // configuration), ignore rules that apply to the object, or a $patch
 // directive in the config (which ThreeWay checks against itself).
-func (r *run) reapplied(it *item, live, modified map[string]any) bool {
+func (r *run) reapplied(it *item, live map[string]any, annotation string) bool {
 	if r.opts.NoOverwrite {
 		return false
 	}
-	la, _ := liveAnnotations(live)[lastapplied.Annotation].(string)
-	if la == "" {
+	if la, _ := liveAnnotations(live)[lastapplied.Annotation].(string); la == "" || la != annotation || strings.Contains(la, `"$patch"`) {
 		return false
 	}
-	if ma, _ := liveAnnotations(modified)[lastapplied.Annotation].(string); la != ma || strings.Contains(la, `"$patch"`) {
+	if md, ok := it.config["metadata"].(map[string]any); !ok {
 		return false
+	} else if a, present := md["annotations"]; present {
+		ann, ok := a.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range ann {
+			if v == nil || k == lastapplied.Annotation {
+				return false
+			}
+		}
 	}
 	if len(r.ignore) > 0 && len(ignoredPaths(r.ignore, it.ref, live)) > 0 {
 		return false

@@ -151,6 +151,12 @@ func Set(config map[string]any) (map[string]any, error) {
 	return withAnnotation(config, &s), nil
 }
 
+// SetEncoded is Set for a caller that has Encode's result for config
+// already: encoded must be Encode(config).
+func SetEncoded(config map[string]any, encoded string) map[string]any {
+	return withAnnotation(config, &encoded)
+}
+
 // Strip returns obj without the annotation (a copy of metadata and
 // annotations; obj is not modified). Annotations that become empty stay as
 // an empty map, as kubectl leaves them.
