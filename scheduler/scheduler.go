@@ -361,6 +361,11 @@ func (c *Cluster) Schedule(obj map[string]any) Decision {
 	p := newPod(obj)
 	spec, _ := obj["spec"].(map[string]any)
 	in := newIncoming(c, p, spec)
+	// As kube-scheduler, the node an earlier preemption nominated is
+	// tried first, and taken if the pod fits there.
+	if nom := c.byName[strAt(obj, "status", "nominatedNodeName")]; nom != nil && (in.onlyNodes == nil || in.onlyNodes[nom.name]) && in.filter(nom) == nil {
+		return Decision{Node: nom.name}
+	}
 	statuses := make([]*status, len(c.nodes))
 	var feasible []*node
 	// As kube-scheduler, a large cluster is searched from where the last

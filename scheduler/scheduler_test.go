@@ -417,3 +417,19 @@ status: {disruptionsAllowed: 0}`)
 		t.Errorf("with a budget that allows one disruption: victims %v, want [d/new]", d.Victims)
 	}
 }
+
+// TestNominatedNodeFirst checks that a pod nominated by an earlier
+// preemption goes to that node when it fits there, as kube-scheduler
+// tries it before the others.
+func TestNominatedNodeFirst(t *testing.T) {
+	c := New([]map[string]any{nodeObj(t, "a", ""), nodeObj(t, "b", "")})
+	c.SetPod(obj(t, "metadata: {name: x, namespace: d}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}"))
+	pod := obj(t, "metadata: {name: p, namespace: d}\nspec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}")
+	if d := c.Schedule(pod); d.Node != "b" {
+		t.Fatalf("not nominated: node %q, want the emptier b", d.Node)
+	}
+	pod["status"] = map[string]any{"nominatedNodeName": "a"}
+	if d := c.Schedule(pod); d.Node != "a" {
+		t.Errorf("nominated a: node %q", d.Node)
+	}
+}

@@ -363,30 +363,34 @@ func (in *incoming) leastAllocated(n *node) int64 {
 	return sum / weights
 }
 
-// balanced is NodeResourcesBalancedAllocation: how close the CPU and
-// memory shares in use are with the pod placed; 0 for a pod that
-// requests neither.
+// balanced is NodeResourcesBalancedAllocation as v1.37 scores it: how
+// much placing the pod evens out the node's CPU and memory shares in use
+// (requests as they are, without the non-zero defaults), 50 when it
+// changes nothing; 0 for a pod that requests neither.
 func (in *incoming) balanced(n *node) int64 {
 	if in.p.req.MilliCPU == 0 && in.p.req.Memory == 0 {
 		return 0
 	}
-	frac := func(requested, capacity int64) (float64, bool) {
-		if capacity == 0 {
-			return 0, false
+	with := balance(n.requested.MilliCPU+in.p.req.MilliCPU, n.alloc.MilliCPU, n.requested.Memory+in.p.req.Memory, n.alloc.Memory)
+	without := balance(n.requested.MilliCPU, n.alloc.MilliCPU, n.requested.Memory, n.alloc.Memory)
+	return MaxNodeScore/2 + (MaxNodeScore/2+with-without)/2
+}
+
+// balance scores how close the CPU and memory shares in use are (100:
+// equal); a resource the node has none of is left out.
+func balance(cpu, cpuAlloc, mem, memAlloc int64) int64 {
+	var fracs []float64
+	for _, r := range [][2]int64{{cpu, cpuAlloc}, {mem, memAlloc}} {
+		if r[1] == 0 {
+			continue
 		}
-		f := float64(requested) / float64(capacity)
-		return min(f, 1), true
+		fracs = append(fracs, min(float64(r[0])/float64(r[1]), 1))
 	}
-	fc, okc := frac(n.requested.MilliCPU+in.p.req.MilliCPU, n.alloc.MilliCPU)
-	fm, okm := frac(n.requested.Memory+in.p.req.Memory, n.alloc.Memory)
-	if !okc || !okm {
-		return MaxNodeScore
+	std := 0.0
+	if len(fracs) == 2 {
+		std = math.Abs(fracs[0]-fracs[1]) / 2
 	}
-	d := fc - fm
-	if d < 0 {
-		d = -d
-	}
-	return int64((1 - d/2) * MaxNodeScore)
+	return int64((1 - std) * MaxNodeScore)
 }
 
 // preempt is DefaultPreemption: it returns the message's "preemption:
@@ -396,6 +400,7 @@ func (c *Cluster) preempt(in *incoming, spec map[string]any, statuses []*status,
 	if str(spec, "preemptionPolicy") == "Never" {
 		return "preemption: not eligible due to preemptionPolicy=Never."
 	}
+
 	type candidate struct {
 		node    *node
 		victims []*pod
