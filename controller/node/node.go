@@ -3,7 +3,9 @@
 // leaseDurationSeconds of 40, the Node as its owner) created once the
 // kubelet has registered its Node, and its renewTime moved on; and, as
 // the node lifecycle controller does, the
-// node.kubernetes.io/unschedulable:NoSchedule taint of a cordoned node.
+// node.kubernetes.io/unschedulable:NoSchedule taint of a cordoned node;
+// and, as the node lifecycle and TTL controllers do, a new Node's
+// RegisteredNode Event and node.alpha.kubernetes.io/ttl annotation.
 //
 // A real kubelet renews its Lease every 10 seconds. Here a renewal costs
 // nothing unless something else happens: the controller asks for no
@@ -56,6 +58,15 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	for _, n := range nodes.Items {
 		if kobj.Deleting(n) {
+			continue
+		}
+		registered, err := register(ctx, c, n, len(nodes.Items), now)
+		if err != nil {
+			return res, fmt.Errorf("node-lease: %s: %w", kobj.Name(n), err)
+		}
+		if registered {
+			// Written: the rest of this node waits for the next round.
+			res.Changed = true
 			continue
 		}
 		tainted, err := syncUnschedulableTaint(ctx, c, n, now)
