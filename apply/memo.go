@@ -68,10 +68,12 @@ type memoEntry struct {
 	uid, rv string
 	// slot is where the live object was found in snap, when the plan
 	// read it from a Snapshot (in the version asked for).
-	snap   *Snapshot
-	slot   *snapSlot
-	pl     plan
-	change Change
+	snap *Snapshot
+	slot *snapSlot
+	pl   plan
+	// change is the remembered change, in a block of the changes of one
+	// Plan in input order (copied out in order, as they are read).
+	change *Change
 	// taken is the round in which an object of the input took the
 	// entry; an entry not taken in a round is forgotten after it.
 	taken uint64
@@ -242,24 +244,33 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 			n++
 		}
 	}
-	// The new entries in one block, in input order.
+	// The new entries and their changes in one block each, in input
+	// order.
 	slab := make([]memoEntry, n)
+	chg := make([]Change, n)
 	for i, it := range items {
 		pl := plans[i]
 		if pl == nil || !remember(it, pl) {
 			continue
 		}
-		e := &slab[0]
-		slab = slab[1:]
+		e, c := &slab[0], &chg[0]
+		slab, chg = slab[1:], chg[1:]
+		*c = changes[it.idx]
 		uid, rv := liveIdentity(pl.live)
-		*e = memoEntry{it: *it, kind: m.kindOf(it), uid: uid, rv: rv, pl: *pl, change: changes[it.idx], taken: m.round}
+		*e = memoEntry{it: *it, kind: m.kindOf(it), uid: uid, rv: rv, pl: *pl, change: c, taken: m.round}
 		e.it.entry = e
 		e.pl.it = nil
 		if snap.from != nil && snap.slots[i] != nil {
 			e.snap, e.slot = snap.from, snap.slots[i]
 		}
+		k := it.key()
+		if old := m.byKey[k]; old != nil && old.taken != m.round && m.byDigest[old.it.digest] == old {
+			// The object's previous version, forgotten now rather than
+			// by a sweep of the memory.
+			delete(m.byDigest, old.it.digest)
+		}
 		m.byDigest[it.digest] = e
-		m.byKey[it.key()] = e
+		m.byKey[k] = e
 		kept++
 	}
 	if kept == len(m.byDigest) {

@@ -321,7 +321,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	for i, it := range items {
 		if plans[i] == nil {
 			c := &changes[it.idx]
-			*c = it.entry.change
+			*c = *it.entry.change
 			c.Source = it.src
 		}
 	}

@@ -131,8 +131,13 @@ func preparedForCreate(it *item, merged map[string]any) map[string]any {
 func crSchemas(ctx context.Context, src cluster.Reader, items []*item) map[schema.GVK]map[string]any {
 	out := map[schema.GVK]map[string]any{}
 	seen := map[schema.GVK]bool{}
-	for _, it := range items {
+	var recent [4]schema.GVK // the last kinds seen, looked at first
+	for i, it := range items {
 		gvk := it.ref.GVK
+		if i > 0 && (gvk == recent[0] || gvk == recent[1] || gvk == recent[2] || gvk == recent[3]) {
+			continue
+		}
+		recent[i%4] = gvk
 		if seen[gvk] {
 			continue
 		}
