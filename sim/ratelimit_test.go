@@ -9,6 +9,7 @@ import (
 	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/sim"
 )
@@ -132,5 +133,60 @@ func TestClientRateUnlimited(t *testing.T) {
 	}
 	if got := countFilled(t, st); got != 100 {
 		t.Errorf("%d ConfigMaps, want 100", got)
+	}
+}
+
+// TestReplicaSetBurstStatus: the ReplicaSet controller creates pods at
+// its client's pace (its Events take 25 of the requests) and, as the real
+// one, writes the status once a burst of 500 is done, not at every
+// throttled step of it.
+func TestReplicaSetBurstStatus(t *testing.T) {
+	ctx := context.Background()
+	st, clk := open(t)
+	labels := map[string]any{"app": "big"}
+	rs := map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "big", "namespace": "default"},
+		"spec": map[string]any{
+			"replicas": int64(1000),
+			"selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
+			},
+		},
+	}
+	if _, err := st.Create(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	r := sim.New(st, clk, replicaset.New())
+	state := func() (pods, statusReplicas int64) {
+		l, err := st.List(ctx, podGVK, cluster.InNamespace("default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Get(ctx, schema.GVK{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, "default", "big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := got["status"].(map[string]any)["replicas"].(int64)
+		return int64(len(l.Items)), n
+	}
+	// 49 requests in the first second (25 pods, 24 Events), 20 a second
+	// after: the 500 pods and 25 Events of the first burst are the 525th
+	// request, in second 24, its status the 526th; the next burst takes
+	// the 3 tokens left and 20 a second after.
+	for _, step := range []struct {
+		at           time.Duration
+		pods, status int64
+	}{
+		{0, 25, 0}, {10 * time.Second, 224, 0}, {23 * time.Second, 484, 0}, {24 * time.Second, 503, 500}, {25 * time.Second, 523, 500},
+	} {
+		if err := r.AdvanceTo(ctx, clock.Epoch.Add(step.at)); err != nil {
+			t.Fatal(err)
+		}
+		if pods, status := state(); pods != step.pods || status != step.status {
+			t.Errorf("at %s: %d pods, status.replicas %d; want %d, %d", step.at, pods, status, step.pods, step.status)
+		}
 	}
 }
