@@ -49,7 +49,9 @@ type memo struct {
 	// pod needed admission), nodeOf the node of each pod holding room.
 	rooms  map[string]*nodeRoom
 	nodeOf map[podKey]string
-	freed  bool
+	// refs are the pods waiting for a ConfigMap or Secret to appear.
+	refs  map[podKey]bool
+	freed bool
 	// queue holds the due times, earliest first; an entry whose time is
 	// not the pod's due time any more is dropped when it comes up.
 	queue dueQueue
@@ -112,6 +114,7 @@ func (m *memo) see(key podKey, pod map[string]any) {
 		delete(m.uid, key)
 		delete(m.due, key)
 		delete(m.pending, key)
+		delete(m.refs, key)
 		if m.sched != nil && m.sched.Holds(key.namespace, key.name) {
 			m.sched.RemovePod(key.namespace, key.name)
 			m.freed = true
@@ -135,6 +138,18 @@ func (m *memo) see(key podKey, pod map[string]any) {
 	}
 	m.ip[key] = ip
 	m.used[ip]++
+}
+
+// setRefs records whether a pod waits for a ConfigMap or Secret.
+func (m *memo) setRefs(key podKey, waits bool) {
+	if !waits {
+		delete(m.refs, key)
+		return
+	}
+	if m.refs == nil {
+		m.refs = map[podKey]bool{}
+	}
+	m.refs[key] = true
 }
 
 // setDue records the next of a pod's sync.
@@ -237,7 +252,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 			// again.
 			return k.Sync(ctx, c, now)
 		}
-		if ch.Group == "" && (ch.Kind == "ConfigMap" || ch.Kind == "Secret") {
+		if ch.Group == "" && (ch.Kind == "ConfigMap" || ch.Kind == "Secret") && len(m.refs) > 0 {
 			// What a waiting pod names may have appeared: the pods are
 			// looked at again, none known current.
 			k.mu.Lock()
@@ -314,6 +329,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		}
 		res.Changed = res.Changed || r.changed
 		m.setDue(found[i], r.next)
+		m.setRefs(found[i], r.refs)
 	}
 	if m.freed && len(m.pending) > 0 {
 		// Room was freed: every pod waiting for a node is tried again.
@@ -345,6 +361,7 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		}
 		res.Changed = res.Changed || r.changed
 		m.setDue(found[i], r.next)
+		m.setRefs(found[i], r.refs)
 		if r.unschedulable {
 			m.pending[found[i]] = true
 		} else {
@@ -361,9 +378,10 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 }
 
 // remember rebuilds the memo from the pods of a Sync and their next.
-func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *scheduler.Cluster, pending map[podKey]bool, rooms map[string]*nodeRoom) {
+func (k *Kubelet) remember(pods []cluster.Object, nexts []time.Time, snap *scheduler.Cluster, pending map[podKey]bool, rooms map[string]*nodeRoom, refs map[podKey]bool) {
 	m := newMemo()
 	m.pending = pending
+	m.refs = refs
 	for i, pod := range pods {
 		md := mapOf(pod, "metadata")
 		key := podKey{str(md, "namespace"), str(md, "name")}

@@ -181,6 +181,7 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	}
 	res.Changed = res.Changed || len(refused) > 0
 	var waiting []int
+	refs := map[podKey]bool{}
 	for i, pod := range list.Items {
 		if waitsForNode(pod) {
 			waiting = append(waiting, i)
@@ -196,6 +197,9 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		res.Changed = res.Changed || r.changed
 		next = minTime(next, r.next)
 		nexts[i] = r.next
+		if r.refs {
+			refs[keyOf(pod)] = true
+		}
 	}
 	sortWaiting(list.Items, waiting)
 	pending := map[podKey]bool{}
@@ -211,10 +215,13 @@ func (k *Kubelet) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 			md := mapOf(list.Items[i], "metadata")
 			pending[podKey{str(md, "namespace"), str(md, "name")}] = true
 		}
+		if r.refs {
+			refs[keyOf(list.Items[i])] = true
+		}
 	}
 	// The pods as listed: those written since are in the next
 	// SyncChanged's changes.
-	k.remember(list.Items, nexts, snap, pending, rooms)
+	k.remember(list.Items, nexts, snap, pending, rooms, refs)
 	if next != never {
 		res.RequeueAt = next
 	}
@@ -294,6 +301,8 @@ func (k *Kubelet) ensureNodes(ctx context.Context, c cluster.Interface, now time
 type podResult struct {
 	changed bool
 	next    time.Time
+	// refs: the pod waits for a ConfigMap or Secret to appear.
+	refs bool
 	// unschedulable: the pod waits for a node (the scheduler found none).
 	unschedulable bool
 }
@@ -341,6 +350,7 @@ func (k *Kubelet) syncPod(ctx context.Context, c cluster.Interface, pod map[stri
 	}
 	newStatus, next, gone, ctrs := k.statusAt(pod, start, now, ips)
 	res.next = next
+	res.refs = waitsForRefs(newStatus)
 	if gone && newStatus != nil {
 		// Held by a finalizer: the terminal status first, then the
 		// removal (which waits for the finalizer); once both are done,
@@ -494,6 +504,7 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	// kubelet's status writes are unconditional, as its status patches:
 	// no need to read the bound pod back.
 	st, next, _, ctrs := k.statusAt(bound, now, now, ips)
+	res.refs = waitsForRefs(st)
 	// Placed: the nomination of an earlier preemption is over.
 	delete(st, "nominatedNodeName")
 	upd := shallowCopy(bound)

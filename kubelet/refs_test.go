@@ -1,11 +1,20 @@
 package kubelet_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
+	"github.com/konverge/konverge/clock"
+	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/kubelet"
 	"github.com/konverge/konverge/schema"
+	"github.com/konverge/konverge/sim"
 )
 
 var configMapGVK = schema.GVK{Version: "v1", Kind: "ConfigMap"}
@@ -124,4 +133,59 @@ func TestVolumeNamesMissingSecret(t *testing.T) {
 	if ip := get(e.pod("app"), "status.podIP"); ip == nil {
 		t.Errorf("running pod without an address")
 	}
+}
+
+// makeAt is a controller that creates an object once the clock reaches
+// at: a write the runner follows, so the kubelet learns of it through
+// SyncChanged rather than a full sync.
+type makeAt struct {
+	at  time.Time
+	obj string
+}
+
+func (m makeAt) Name() string { return "make-at" }
+
+func (m makeAt) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+	if now.Before(m.at) {
+		return controller.Result{RequeueAt: m.at}, nil
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(m.obj), &obj); err != nil {
+		return controller.Result{}, err
+	}
+	if _, err := c.Create(ctx, obj); err != nil {
+		if cluster.IsAlreadyExists(err) {
+			return controller.Result{}, nil
+		}
+		return controller.Result{}, err
+	}
+	return controller.Result{Changed: true}, nil
+}
+
+// TestConfigMapMadeByAController: a ConfigMap another controller creates
+// (a write the runner follows) releases the waiting container at the
+// next retry, as one created by hand does.
+func TestConfigMapMadeByAController(t *testing.T) {
+	clk := clock.New(clock.Manual, clock.Epoch)
+	st, err := local.Open(t.TempDir(), local.Options{Clock: clk, LockTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mk := makeAt{at: clock.Epoch.Add(30 * time.Second), obj: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {mode: fast}\n"}
+	e := &env{t: t, ctx: context.Background(), st: st, clk: clk, r: sim.New(st, clk, kubelet.New(nil), mk)}
+	e.create(podYAML("app", `  containers:
+  - name: c
+    image: nginx:1.14.2
+    env: [{name: A, valueFrom: {configMapKeyRef: {name: settings, key: mode}}}]
+`))
+	e.at(0)
+	e.at(29 * time.Second)
+	e.expect("app", map[string]any{"status.containerStatuses.0.state.waiting.reason": "CreateContainerConfigError"})
+	// Made at 30s: created at the retry of 32s (tries at 2, 12, 22, 32s).
+	e.at(time.Minute)
+	e.expect("app", map[string]any{
+		"status.phase": "Running",
+		"status.containerStatuses.0.state.running.startedAt": "2026-01-01T00:00:33Z",
+	})
 }
