@@ -99,7 +99,7 @@ func commandTree(g *Globals) []commandGroup {
 			// certificate, cluster-info, top
 			newCordonCmd(g, true),
 			newCordonCmd(g, false),
-			// drain
+			newDrainCmd(g),
 			newTaintCmd(g),
 		}},
 		{"Troubleshooting and Debugging Commands", []*cobra.Command{

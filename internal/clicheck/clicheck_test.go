@@ -3,6 +3,7 @@ package clicheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/konverge/konverge/internal/cli"
+	"github.com/konverge/konverge/kubelet"
 )
 
 // dir is where the scenarios and their golden files are, relative to this
@@ -88,7 +90,7 @@ func TestKubectlChecks(t *testing.T) {
 			var run runFunc
 			switch mode() {
 			case "":
-				run = embedded(t)
+				run = embedded(t, sc)
 			case "record":
 				run = kubectl(t, sc)
 			case "real":
@@ -137,7 +139,7 @@ func TestKubectlChecks(t *testing.T) {
 				r.stdout = strings.ReplaceAll(r.stdout, abs, "$TESTDATA")
 				r.stderr = strings.ReplaceAll(r.stderr, abs, "$TESTDATA")
 				var b bytes.Buffer
-				render(&b, st, r)
+				render(&b, sc, st, r)
 				ids = append(ids, checkID(st.text))
 				got.Write(b.Bytes())
 				blocks = append(blocks, b.String())
@@ -227,9 +229,13 @@ func runKonverge(ctx context.Context, args []string, stdin []byte) result {
 
 // embedded runs the steps through konverge on a new embedded cluster with
 // a manual clock.
-func embedded(t *testing.T) runFunc {
+func embedded(t *testing.T, sc scenario) runFunc {
 	state := t.TempDir()
-	if r := runKonverge(context.Background(), []string{"--state", state, "cluster", "init", "--clock=manual"}, nil); r.code != 0 {
+	initArgs := []string{"--state", state, "cluster", "init", "--clock=manual"}
+	if sc.profile != "" {
+		initArgs = append(initArgs, "--sim-profile", sc.profile)
+	}
+	if r := runKonverge(context.Background(), initArgs, nil); r.code != 0 {
 		t.Fatalf("cluster init: %s", r.stderr)
 	}
 	return func(t *testing.T, st step) result {
@@ -260,12 +266,68 @@ func freshCluster(t *testing.T, sc scenario) (home, kubeconfig string) {
 	if sc.controllers {
 		args = append(args, "--with-controllers")
 	}
+	if sc.profile != "" {
+		args = append(args, "--with-scheduler")
+	}
 	up := exec.Command(script, args...)
 	if out, err := up.CombinedOutput(); err != nil {
 		t.Fatalf("realcluster.sh up: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command(script, "down").Run() })
-	return home, filepath.Join(home, "kubeconfig")
+	kc := filepath.Join(home, "kubeconfig")
+	if sc.profile != "" {
+		startNodes(t, sc.profile, kc, filepath.Join(home, "bin", "kubectl"))
+	}
+	return home, kc
+}
+
+// startNodes runs scripts/multinode-kubelet.py for the nodes of a
+// simulation profile (the pods of namespace default) until the test
+// ends, once every node is registered.
+func startNodes(t *testing.T, profile, kc, kubectl string) {
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := kubelet.ParseProfile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := json.Marshal(p.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "nodes.json")
+	if err := os.WriteFile(file, nodes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("../../scripts/multinode-kubelet.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("python3", script, file, "default")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	for deadline := time.Now().Add(time.Minute); ; {
+		out, _ := exec.Command(kubectl, "--kubeconfig", kc, "get", "nodes", "-o", "name").Output()
+		if strings.Count(string(out), "\n") == len(p.Nodes) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes of %s did not register:\n%s", profile, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// A moment for kube-scheduler's cache.
+	time.Sleep(2 * time.Second)
 }
 
 // kubectl runs the steps through the real kubectl on a fresh control plane.

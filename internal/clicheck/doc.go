@@ -14,6 +14,12 @@
 //
 //	# a comment
 //	#! controllers          record with kube-controller-manager running
+//	#! profile FILE         nodes: record with kube-scheduler and
+//	                        scripts/multinode-kubelet.py running the
+//	                        profile's nodes (pods of namespace default);
+//	                        replay on an embedded cluster initialized with
+//	                        --sim-profile FILE; pod name suffixes masked
+//	#! unordered            compare each check's lines as sets
 //	> apply -f manifests/web.yaml        a step: must succeed, output not compared
 //	$ get cm -n web -o name              a check: stdout, stderr and exit code compared
 //	$ create -f - < manifests/cm.yaml    standard input from a file

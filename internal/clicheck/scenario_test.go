@@ -30,7 +30,15 @@ type step struct {
 type scenario struct {
 	name        string
 	controllers bool
-	steps       []step
+	// profile is a simulation profile with nodes: (#! profile FILE): the
+	// recording runs kube-scheduler and scripts/multinode-kubelet.py
+	// with its nodes (pods of namespace default), the embedded cluster
+	// is initialized with it.
+	profile string
+	// unordered compares the lines of each check's output as sets
+	// (#! unordered): kubectl drain evicts concurrently.
+	unordered bool
+	steps     []step
 }
 
 // loadScenarios reads every scenario under dir, sorted by name.
@@ -67,9 +75,19 @@ func parseScenario(path string) (scenario, error) {
 		case l == "":
 			continue
 		case strings.HasPrefix(l, "#!"):
-			for _, d := range strings.Fields(l[2:]) {
-				switch d {
+			ds := strings.Fields(l[2:])
+			for i := 0; i < len(ds); i++ {
+				switch d := ds[i]; d {
 				case "controllers":
+					sc.controllers = true
+				case "unordered":
+					sc.unordered = true
+				case "profile":
+					if i+1 == len(ds) {
+						return sc, fmt.Errorf("%s:%d: profile needs a file", path, n)
+					}
+					i++
+					sc.profile = ds[i]
 					sc.controllers = true
 				default:
 					return sc, fmt.Errorf("%s:%d: unknown directive %q", path, n, d)
@@ -162,9 +180,18 @@ type result struct {
 	interrupted    bool
 }
 
-// render writes a check and its masked result as the golden files hold it.
-func render(b *bytes.Buffer, st step, r result) {
+// render writes a check and its masked result as the golden files hold
+// it; in a scenario with a profile the generated suffixes of pod names
+// are masked too, and in an unordered one the lines are sorted.
+func render(b *bytes.Buffer, sc scenario, st step, r result) {
 	fmt.Fprintf(b, "$ %s\n", st.text)
+	if sc.profile != "" {
+		r.stdout = podSuffix.ReplaceAllString(r.stdout, "$1-<id>")
+		r.stderr = podSuffix.ReplaceAllString(r.stderr, "$1-<id>")
+	}
+	if sc.unordered {
+		r.stdout, r.stderr = sortedLines(r.stdout), sortedLines(r.stderr)
+	}
 	out := mask(r.stdout)
 	b.WriteString(out)
 	if out != "" && !strings.HasSuffix(out, "\n") {
@@ -182,6 +209,26 @@ func render(b *bytes.Buffer, st step, r result) {
 	} else {
 		fmt.Fprintf(b, "--- exit %d\n", r.code)
 	}
+}
+
+// podSuffix is the random suffix of a generated pod name
+// (rand.SafeEncodeString's alphabet, five characters).
+var podSuffix = regexp.MustCompile(`\b([a-z0-9]+(-[a-z0-9]+)*)-[bcdfghjklmnpqrstvwxz2456789]{5}\b`)
+
+// sortedLines sorts the lines of s.
+func sortedLines(s string) string {
+	if s == "" {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if !strings.HasSuffix(lines[len(lines)-1], "\n") {
+		return s
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "")
 }
 
 // splitGolden cuts a golden file into its checks' blocks.
