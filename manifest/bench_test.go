@@ -120,6 +120,24 @@ func BenchmarkRead(b *testing.B) {
 			reportObjects(b, n, cpu0)
 		})
 	}
+	// The directory read again with a Cache, as a sync loop reads it
+	// every round: nothing changed since the last Read.
+	b.Run("yaml/10000x1-cached", func(b *testing.B) {
+		dir := writeBenchDir(b, n, 1, benchDeployment, ".yaml")
+		var cache Cache
+		if _, err := Read(context.Background(), []string{dir}, Options{Cache: &cache}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			objs, err := Read(context.Background(), []string{dir}, Options{Cache: &cache})
+			if err != nil || len(objs) != n {
+				b.Fatalf("%d objects, %v", len(objs), err)
+			}
+		}
+		reportObjects(b, n, cpu0)
+	})
 	b.Run("yaml/stdin-1x10000", func(b *testing.B) {
 		var buf strings.Builder
 		for i := range n {

@@ -37,6 +37,10 @@ type Options struct {
 	// files, and after reading MaxFileSize+1 bytes for streams. 0 means
 	// DefaultMaxFileSize; a negative value means no limit.
 	MaxFileSize int64
+	// Cache, when not nil, remembers the documents of this Read, and
+	// gives those of the last Read with the same Cache whose bytes did not
+	// change without parsing them again (see Cache).
+	Cache *Cache
 }
 
 // input is one file or standard input.
@@ -76,7 +80,7 @@ func Read(ctx context.Context, paths []string, opts Options) ([]Object, error) {
 	if err := parallel(ctx, len(r.inputs), func(i int) { r.read(r.inputs[i]) }); err != nil {
 		return nil, err
 	}
-	return run(ctx, r.inputs)
+	return runCached(ctx, r.inputs, r.opts.Cache)
 }
 
 // Parse reads the Kubernetes objects in data, the content of a file named
@@ -89,14 +93,27 @@ func Parse(ctx context.Context, file string, data []byte) ([]Object, error) {
 // run parses the units of the inputs in parallel and collects the results
 // in order.
 func run(ctx context.Context, inputs []*input) ([]Object, error) {
+	return runCached(ctx, inputs, nil)
+}
+
+// runCached is run that takes the documents c remembers (c may be nil).
+func runCached(ctx context.Context, inputs []*input, c *Cache) ([]Object, error) {
 	var units []*unit
 	for _, in := range inputs {
 		for i := range in.units {
 			units = append(units, &in.units[i])
 		}
 	}
-	if err := parallel(ctx, len(units), func(i int) { units[i].parse() }); err != nil {
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.next = make(map[cacheKey][]docResult, len(units))
+	}
+	if err := parallel(ctx, len(units), func(i int) { c.parse(units[i]) }); err != nil {
 		return nil, err
+	}
+	if c != nil {
+		c.last, c.next = c.next, nil
 	}
 	var objs []Object
 	var errs Errors

@@ -1,12 +1,13 @@
 // Command gitops is a minimal GitOps sync loop written on konverge's
-// library. Each round loads a directory of manifests, plans them against
-// the cluster (with a Planner that remembers its last plan, so that an
-// object whose manifest and live object did not move is not planned
-// again), applies the plan when something drifted, and waits until
-// every object is healthy. Between rounds it plays the rest of the world:
-// an autoscaler scales the Deployment, and someone edits its image by
-// hand. An ignore rule leaves the autoscaler's replicas alone; the edit is
-// drift, named by its field path, and reverted.
+// library. Each round loads a directory of manifests (decoding only the
+// documents whose bytes changed), plans them against the cluster (with a
+// Planner that remembers its last plan, so that an object whose manifest
+// and live object did not move is not planned again), applies the plan
+// when something drifted, and waits until every object is healthy.
+// Between rounds it plays the rest of the world: an autoscaler scales the
+// Deployment, and someone edits its image by hand. An ignore rule leaves
+// the autoscaler's replicas alone; the edit is drift, named by its field
+// path, and reverted.
 //
 // It runs on an embedded cluster on a virtual clock, so waiting for a
 // rollout takes no wall time:
@@ -54,6 +55,9 @@ type syncer struct {
 	// object did not move since gets the change planned then, so a
 	// round costs what changed.
 	planner *apply.Planner
+	// cache gives the objects of the manifests whose bytes did not
+	// change since the last round without decoding them again.
+	cache manifest.Cache
 }
 
 func newSyncer(dir string, c *local.Store, driver wait.Driver, out io.Writer) *syncer {
@@ -82,7 +86,7 @@ func options() apply.Options {
 
 // sync is one round of the loop.
 func (s *syncer) sync(ctx context.Context) error {
-	objs, err := manifest.Read(ctx, []string{s.dir}, manifest.Options{})
+	objs, err := manifest.Read(ctx, []string{s.dir}, manifest.Options{Cache: &s.cache})
 	if err != nil {
 		return err
 	}
