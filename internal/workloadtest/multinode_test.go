@@ -184,7 +184,8 @@ var generatedNumber = regexp.MustCompile(`#[0-9]+`)
 // pods lose their names and nodes (podsPerNode counts them), the
 // generated names in ops and Events lose their numbers, and both are
 // compared as sets. kube-scheduler picks among equally good nodes at
-// random; the counts are what it decides.
+// random, and the DaemonSet controller creates its pods in no fixed
+// order; the counts are what they decide.
 func tiedNodes(sc *Scenario, g *Golden) *Golden {
 	if !sc.TiedNodes {
 		return g

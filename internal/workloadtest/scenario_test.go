@@ -58,7 +58,7 @@ type Scenario struct {
 	Nodes []kubelet.NodeSpec `json:"nodes,omitempty"`
 	// TiedNodes compares the pods of generated names as counts per node
 	// (see tiedNodes): kube-scheduler breaks ties between equal nodes
-	// at random.
+	// at random, a DaemonSet creates its pods in no fixed order.
 	TiedNodes bool   `json:"tiedNodes,omitempty"`
 	Steps     []Step `json:"steps"`
 	// dir is the directory of the scenario's file.
