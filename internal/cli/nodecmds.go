@@ -85,7 +85,7 @@ func runCordon(ctx context.Context, g *Globals, cordon bool, args []string, sele
 	for _, n := range nodes {
 		name := printer.Str(printer.Map(n, "metadata"), "name")
 		if printer.Bool(n, "spec", "unschedulable") == cordon {
-			fmt.Fprintf(g.Out, "node/%s already %sed\n", name, verb)
+			fmt.Fprintf(g.Out, "node/%s already %sed%s\n", name, verb, dryRunSuffix(dry))
 			continue
 		}
 		if dry != apply.DryRunClient {
