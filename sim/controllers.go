@@ -16,6 +16,7 @@ import (
 	"github.com/konverge/konverge/controller/node"
 	"github.com/konverge/konverge/controller/persistentvolume"
 	"github.com/konverge/konverge/controller/podautoscaler"
+	"github.com/konverge/konverge/controller/podgc"
 	"github.com/konverge/konverge/controller/replicaset"
 	"github.com/konverge/konverge/controller/replication"
 	"github.com/konverge/konverge/controller/statefulset"
@@ -29,7 +30,8 @@ import (
 // means the default profile), the Endpoints and EndpointSlices of
 // Services (and the mirrors of the Endpoints of Services without a
 // selector), the node's Lease, the status of PodDisruptionBudgets
-// (disruption), the binder of PersistentVolumes and their
+// (disruption), the pod garbage collector (podgc: terminated pods over
+// the threshold, pods of nodes that are gone), the binder of PersistentVolumes and their
 // claims, the protection of claims and volumes in use, the
 // garbage collector, kube-apiserver's own kubernetes Service (recreated
 // within ten seconds of its deletion),
@@ -56,6 +58,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		endpointslice.Mirroring{},
 		node.Controller{},
 		disruption.Controller{},
+		podgc.New(),
 		persistentvolume.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},
