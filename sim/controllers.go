@@ -44,7 +44,7 @@ import (
 func Controllers(p *kubelet.Profile) []controller.Controller {
 	return []controller.Controller{
 		podautoscaler.Controller{},
-		deployment.Controller{},
+		deployment.New(),
 		replicaset.New(),
 		replication.Controller{},
 		statefulset.New(),

@@ -34,40 +34,121 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
-// Controller is the Deployment controller. The zero value is ready to use.
-type Controller struct{}
+// Controller is the Deployment controller. The zero value is ready to use
+// and syncs every Deployment each time; New's also remembers which
+// Deployments' last sync wrote nothing (SyncChanged).
+type Controller struct {
+	m *memory
+}
 
-var _ controller.Controller = Controller{}
+var _ controller.Incremental = Controller{}
+
+// New returns a Deployment controller that syncs incrementally: after its
+// first sync, SyncChanged syncs only the Deployments that a write since
+// concerns (the Deployment, its ReplicaSets, their pods, its Events, its
+// namespace), whose last sync wrote something or failed, or whose requeue
+// time came, as upstream's work queue hands out only the keys queued.
+func New() Controller { return Controller{m: &memory{}} }
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "deployment" }
 
 // Sync reconciles every Deployment once: one List of Deployments, one of
-// ReplicaSets (and one of Pods when a Recreate rollout needs them).
-func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+// ReplicaSets (and one of Pods when a Recreate rollout needs them, or to
+// rebuild the memory of New's controller). A write that the client rate
+// limit holds back ends the sync without an error: the Deployments after
+// it are synced at the next.
+func (c Controller) Sync(ctx context.Context, cl cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
-	dl, err := c.List(ctx, kobj.DeploymentGVK)
+	if c.m != nil {
+		c.m.reset()
+	}
+	dl, err := cl.List(ctx, kobj.DeploymentGVK)
 	if err != nil {
 		return res, fmt.Errorf("deployment: list deployments: %w", err)
 	}
 	if len(dl.Items) == 0 {
 		return res, nil
 	}
-	rl, err := c.List(ctx, kobj.ReplicaSetGVK)
+	rl, err := cl.List(ctx, kobj.ReplicaSetGVK)
 	if err != nil {
 		return res, fmt.Errorf("deployment: list replicasets: %w", err)
 	}
+	var pods []map[string]any
+	if c.m != nil {
+		pl, err := cl.List(ctx, kobj.PodGVK)
+		if err != nil {
+			return res, fmt.Errorf("deployment: list pods: %w", err)
+		}
+		pods = pl.Items
+		c.m.rebuild(rl.Items, pods)
+	}
+	return syncOwners(ctx, cl, now, c.m, dl.Items, rl.Items, pods)
+}
+
+// SyncChanged implements controller.Incremental: it syncs the Deployments
+// that the writes in changed concern and those whose last sync wrote
+// something, failed, was not reached, or whose requeue time came; the
+// others would write nothing. Without a memory it is Sync.
+func (c Controller) SyncChanged(ctx context.Context, cl cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	if c.m == nil || !c.m.ok {
+		return c.Sync(ctx, cl, now)
+	}
+	var res controller.Result
+	dl, err := cl.List(ctx, kobj.DeploymentGVK)
+	if err != nil {
+		return res, fmt.Errorf("deployment: list deployments: %w", err)
+	}
+	if len(dl.Items) == 0 {
+		// Nothing to remember: the next sync is a full one.
+		c.m.reset()
+		return res, nil
+	}
+	todo, res, err := c.m.pending(ctx, cl, changed, dl.Items, now)
+	if err != nil {
+		return res, fmt.Errorf("deployment: %w", err)
+	}
+	if len(todo) == 0 {
+		return res, nil
+	}
+	rl, err := cl.List(ctx, kobj.ReplicaSetGVK)
+	if err != nil {
+		return res, fmt.Errorf("deployment: list replicasets: %w", err)
+	}
+	out, err := syncOwners(ctx, cl, now, c.m, todo, rl.Items, nil)
+	return res.Merge(out), err
+}
+
+// syncOwners syncs todo, in List order, with the ReplicaSets rss (and the
+// pods, when listed already); m, when not nil, is told each outcome.
+func syncOwners(ctx context.Context, c cluster.Interface, now time.Time, m *memory, todo, rss, pods []map[string]any) (controller.Result, error) {
 	w := &world{c: c, now: now, byOwner: map[string][]map[string]any{}, orphans: map[string][]map[string]any{}}
-	for _, rs := range rl.Items {
+	uids := make(map[string]bool, len(todo))
+	for _, d := range todo {
+		uids[kobj.UID(d)] = true
+	}
+	for _, rs := range rss {
+		uid := kobj.ControllerUID(rs)
+		if uid != "" && !uids[uid] {
+			continue
+		}
 		// scaleRS updates the ReplicaSets it scales in place (replaceMap,
 		// which changes only the top level): listed objects may be
 		// shared (sim caches lists), so work on a shallow copy.
 		rs = maps.Clone(rs)
-		if uid := kobj.ControllerUID(rs); uid != "" {
+		if uid != "" {
 			w.byOwner[uid] = append(w.byOwner[uid], rs)
 		} else if !kobj.Deleting(rs) {
 			ns := kobj.Namespace(rs)
 			w.orphans[ns] = append(w.orphans[ns], rs)
+		}
+	}
+	if pods != nil {
+		w.pods = map[string][]map[string]any{}
+		for _, p := range pods {
+			if u := kobj.ControllerUID(p); u != "" {
+				w.pods[u] = append(w.pods[u], p)
+			}
 		}
 	}
 	// What the API server refused is in the Deployment's status and
@@ -76,7 +157,10 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 	loop := reconcile.Loop{Name: "deployment", Refused: func(err error) bool {
 		return cluster.IsStatus(err) || errors.Is(err, errBackingOff)
 	}}
-	return loop.Run(ctx, c, now, dl.Items, func(ctx context.Context, d map[string]any) (reconcile.Outcome, error) {
+	if m != nil {
+		loop.Memory = m
+	}
+	res, err := loop.Run(ctx, c, now, todo, func(ctx context.Context, d map[string]any) (reconcile.Outcome, error) {
 		s := &syncer{world: w, d: d, orig: d}
 		err := s.run(ctx)
 		if err != nil {
@@ -84,6 +168,12 @@ func (Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) 
 		}
 		return reconcile.Outcome{Changed: s.changed, Requeue: s.requeue}, err
 	})
+	if controller.IsThrottled(err) {
+		// The client waits for a token (the runner wakes the controller
+		// then): the Deployments not reached are synced at the next sync.
+		return res, nil
+	}
+	return res, err
 }
 
 type world struct {

@@ -1,0 +1,103 @@
+package deployment_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/deployment"
+	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/replicaset"
+)
+
+// randomRun applies seeded random edits to a few Deployments (scale,
+// new image, strategy, pause, pods deleted, pods not made ready, time
+// passing) and syncs ctl with the ReplicaSet controller after each; it
+// returns the state after each step: Deployments' specs, statuses and
+// annotations, ReplicaSets' names, replicas and annotations, pods' names
+// and readiness, and the Events.
+func randomRun(t *testing.T, seed uint64, ctl controller.Controller) []string {
+	e := newEnv(t)
+	r := rand.New(rand.NewPCG(seed, 7))
+	e.ready = func(p map[string]any) bool { return r.IntN(4) != 0 }
+	ctls := []controller.Controller{ctl, replicaset.Controller{}}
+	names := []string{"a", "b", "c", "d"}
+	for _, n := range names[:2] {
+		e.create(deploymentObj(n, int64(1+r.IntN(4)), "img:1"))
+	}
+	var states []string
+	for step := range 30 {
+		n := names[r.IntN(len(names))]
+		switch op := r.IntN(8); {
+		case !e.Exists(kobj.DeploymentGVK, "default", n):
+			e.create(deploymentObj(n, int64(r.IntN(5)), fmt.Sprintf("img:%d", step)))
+		case op == 0:
+			e.modify(n, setSpec("replicas", int64(r.IntN(6))))
+		case op == 1:
+			e.modify(n, setImage(fmt.Sprintf("img:%d", step)))
+		case op == 2:
+			e.modify(n, setSpec("paused", r.IntN(2) == 0))
+		case op == 3:
+			e.modify(n, func(d map[string]any) {
+				kobj.EnsureMap(d, "spec")["progressDeadlineSeconds"] = int64(5 + r.IntN(20))
+			})
+		case op == 4:
+			if pods := e.pods(); len(pods) > 0 {
+				p := pods[r.IntN(len(pods))]
+				e.Delete(kobj.PodGVK, "default", kobj.Name(p))
+			}
+		case op == 5 && step%7 == 0:
+			e.Delete(kobj.DeploymentGVK, "default", n)
+		default:
+			e.Advance(time.Duration(1+r.IntN(20)) * time.Second)
+		}
+		for range 3 {
+			for _, c := range ctls {
+				e.Sync(c)
+			}
+			e.makePodsReady()
+		}
+		states = append(states, dump(e))
+	}
+	return states
+}
+
+func dump(e *env) string {
+	var b strings.Builder
+	for _, d := range e.List(kobj.DeploymentGVK, "default") {
+		fmt.Fprintf(&b, "deploy %s %v %v %v\n", kobj.Name(d), d["spec"], d["status"], kobj.Map(d, "metadata", "annotations"))
+	}
+	for _, rs := range e.replicaSets() {
+		fmt.Fprintf(&b, "rs %s %v %v\n", kobj.Name(rs), kobj.Map(rs, "spec")["replicas"], kobj.Map(rs, "metadata", "annotations"))
+	}
+	var pods []string
+	for _, p := range e.pods() {
+		ok, _ := kobj.PodReady(p)
+		pods = append(pods, fmt.Sprintf("pod %s %v %v", kobj.Name(p), ok, kobj.Deleting(p)))
+	}
+	sort.Strings(pods)
+	b.WriteString(strings.Join(pods, "\n"))
+	b.WriteString("\n" + strings.Join(e.Events("default"), "\n"))
+	return b.String()
+}
+
+// SyncChanged makes the writes Sync makes: the same random edits leave
+// the same Deployments, ReplicaSets, pods and Events after every step,
+// and a full sync finds nothing left to write.
+func TestIncrementalSameWrites(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			full := randomRun(t, seed, deployment.Controller{})
+			inc := randomRun(t, seed, deployment.New())
+			for i := range full {
+				if full[i] != inc[i] {
+					t.Fatalf("step %d: incremental and full syncs differ:\nfull:\n%s\nincremental:\n%s", i, full[i], inc[i])
+				}
+			}
+		})
+	}
+}
