@@ -90,6 +90,15 @@ func TestOrphaned(t *testing.T) {
 		kobj.Str(c, "reason") != "DeletionByPodGC" || kobj.Str(c, "message") != "PodGC: node no longer exists" || kobj.Str(c, "status") != "True" {
 		t.Fatalf("b: %v", b)
 	}
+	// As kube-controller-manager v1.37.1 writes it (a pod bound by a
+	// Binding to a node then deleted: Failed, this condition, deleted
+	// with grace 0 about 53s after the node).
+	if g, _ := kobj.Int(b, "status", "observedGeneration"); g != 1 {
+		t.Errorf("status.observedGeneration %v, want 1", kobj.Map(b, "status")["observedGeneration"])
+	}
+	if g, _ := kobj.Int(c, "observedGeneration"); g != 1 || kobj.Str(c, "lastTransitionTime") != kobj.FormatTime(e.Now()) {
+		t.Errorf("condition %v", c)
+	}
 	if !e.Exists(kobj.PodGVK, "default", "a") {
 		t.Fatal("a, on a node that exists, was deleted")
 	}
