@@ -33,6 +33,7 @@ import (
 	"github.com/konverge/konverge/clock"
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/cluster/local"
+	"github.com/konverge/konverge/kubelet"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/sim"
 )
@@ -128,7 +129,11 @@ func run(n, replicas int) (result, error) {
 		return res, err
 	}
 	defer st.Close()
-	r := sim.New(st, clk, sim.Controllers(nil)...)
+	// One node with pod room for every replica and its surge: the
+	// scheduler holds a node to its pods capacity (110 by default).
+	prof := kubelet.DefaultProfile()
+	prof.Nodes = []kubelet.NodeSpec{{Name: "konverge-node", Capacity: map[string]string{"pods": strconv.Itoa(2 * n * replicas)}}}
+	r := sim.New(st, clk, sim.Controllers(prof)...)
 
 	var peak atomic.Uint64
 	stop := make(chan struct{})
