@@ -27,7 +27,8 @@
 //   - the cluster itself: gc (the garbage collector, for what the store
 //     does not collect in the deleting transaction), node (Node leases and
 //     NoExecute taint eviction), disruption (the status of
-//     PodDisruptionBudgets), event (how controllers record Events, and
+//     PodDisruptionBudgets), podgc (terminated pods over the threshold,
+//     pods whose node is gone), event (how controllers record Events, and
 //     the TTLController that expires them), controlplane (the kubernetes
 //     Service that kube-apiserver keeps).
 //
