@@ -546,9 +546,7 @@ func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *schedu
 			return nil
 		}
 		out := make([]map[string]any, len(l.Items))
-		for i, o := range l.Items {
-			out[i] = o
-		}
+		copy(out, l.Items)
 		return out
 	})
 }
