@@ -47,6 +47,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,6 +183,19 @@ func startControlPlane(script, from, home string) (func(), string, error) {
 
 // run runs a tool with the run's kubeconfig and cache directory.
 func (cfg config) run(tool string, args ...string) (stdout, stderr string, code int) {
+	stdout, stderr, code, _ = cfg.runMeasured(tool, args...)
+	return stdout, stderr, code
+}
+
+// usage is what a tool's process cost: its CPU time (user and system)
+// and its peak resident memory.
+type usage struct {
+	cpu time.Duration
+	rss int64 // bytes
+}
+
+// runMeasured is run that also reports the process's own usage.
+func (cfg config) runMeasured(tool string, args ...string) (stdout, stderr string, code int, u usage) {
 	cmd := exec.Command(tool, append([]string{"--kubeconfig", cfg.kubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+cfg.cacheDir)
 	var out, errOut bytes.Buffer
@@ -194,7 +208,13 @@ func (cfg config) run(tool string, args ...string) (stdout, stderr string, code 
 	case err != nil:
 		log.Fatalf("%s: %v", tool, err)
 	}
-	return out.String(), errOut.String(), code
+	if ps := cmd.ProcessState; ps != nil {
+		u.cpu = ps.UserTime() + ps.SystemTime()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			u.rss = int64(ru.Maxrss) * 1024 // Linux reports KiB
+		}
+	}
+	return out.String(), errOut.String(), code, u
 }
 
 // warmUp fills the discovery and OpenAPI caches of both tools with an
@@ -249,6 +269,8 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs, onlyStep
 	loadBefore := loadAverage()
 	walls := make([][2][]time.Duration, len(steps))
 	cpus := make([][2][]time.Duration, len(steps))
+	ownCPU := make([][2][]time.Duration, len(steps))
+	peak := make([][2]int64, len(steps))
 	var ceilings, ceilingCPUs []time.Duration
 	notes := make([][]string, len(steps))
 	ok := true
@@ -277,9 +299,11 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs, onlyStep
 				args := append(append([]string{"-n", ns}, s.args...), extra...)
 				cpu0 := cfg.serverCPU()
 				start := time.Now()
-				stdout, stderr, code := cfg.run(tool, args...)
+				stdout, stderr, code, u := cfg.runMeasured(tool, args...)
 				out[t] = outcome{wall: time.Since(start), code: code, stdout: stdout, stderr: stderr}
 				walls[i][t] = append(walls[i][t], out[t].wall)
+				ownCPU[i][t] = append(ownCPU[i][t], u.cpu)
+				peak[i][t] = max(peak[i][t], u.rss)
 				cpus[i][t] = append(cpus[i][t], cfg.serverCPU()-cpu0)
 			}
 			if !cfg.withKubectl {
@@ -358,6 +382,16 @@ func (cfg config) bench(c *kube.Cluster, work string, n, changed, runs, onlyStep
 		}
 		k := median(walls[i][0])
 		fmt.Printf("%-26s %9.2fs %9.2fs %7.1fx  %s\n", s.name, k.Seconds(), v.Seconds(), k.Seconds()/v.Seconds(), strings.Join(notes[i], "; "))
+	}
+	fmt.Printf("\nEach tool's own CPU time (median) and peak resident memory (largest run):\n")
+	fmt.Printf("%-26s %10s %10s %10s %10s\n", "step", "kubectl", "konverge", "kubectl", "konverge")
+	for i, s := range steps {
+		k, kr := "-", "-"
+		if cfg.withKubectl {
+			k = fmt.Sprintf("%.2fs", median(ownCPU[i][0]).Seconds())
+			kr = fmt.Sprintf("%dMiB", peak[i][0]>>20)
+		}
+		fmt.Printf("%-26s %10s %9.2fs %10s %7dMiB\n", s.name, k, median(ownCPU[i][1]).Seconds(), kr, peak[i][1]>>20)
 	}
 	fmt.Printf("first apply by a bare client-go program (the same objects, dry runs first, 16 at a time, no process start): %.2fs\n", median(ceilings).Seconds())
 	if len(cfg.serverPIDs) > 0 {
