@@ -38,7 +38,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +127,7 @@ func syncBudget(ctx context.Context, c cluster.Interface, pdb cluster.Object, ns
 		events = append(events, evt{pdb, event.Warning, "UnmanagedPods", fmt.Sprintf("Pods selected by this "+
 			"PodDisruptionBudget (selector: %s) were found to be unmanaged. As a result, the status of the PDB cannot "+
 			"be calculated correctly, which may result in undefined behavior. To account for these pods please set "+
-			"\".spec.minAvailable\" field of the PDB to an integer value.", selectorString(kobj.Map(pdb, "spec", "selector")))})
+			"\".spec.minAvailable\" field of the PDB to an integer value.", kobj.GoSelector(kobj.Map(pdb, "spec", "selector")))})
 	}
 	disrupted, recheck := disruptedPods(pdb, pods, now)
 	res.RequeueAt = recheck
@@ -469,36 +468,4 @@ func disruptedPods(pdb cluster.Object, pods []cluster.Object, now time.Time) (ma
 		recheck = recheck.Add(time.Second)
 	}
 	return out, recheck
-}
-
-// selectorString prints a label selector as Go prints upstream's
-// *metav1.LabelSelector (its generated String method), as the
-// UnmanagedPods Event quotes it.
-func selectorString(sel map[string]any) string {
-	if sel == nil {
-		return "nil"
-	}
-	var b strings.Builder
-	b.WriteString("&LabelSelector{MatchLabels:map[string]string{")
-	ml := kobj.StringMap(sel, "matchLabels")
-	keys := make([]string, 0, len(ml))
-	for k := range ml {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s,", k, ml[k])
-	}
-	b.WriteString("},MatchExpressions:[]LabelSelectorRequirement{")
-	for _, e := range kobj.Slice(sel, "matchExpressions") {
-		m, _ := e.(map[string]any)
-		var vals []string
-		for _, v := range kobj.Slice(m, "values") {
-			s, _ := v.(string)
-			vals = append(vals, s)
-		}
-		fmt.Fprintf(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[%s],},", kobj.Str(m, "key"), kobj.Str(m, "operator"), strings.Join(vals, " "))
-	}
-	b.WriteString("},}")
-	return b.String()
 }

@@ -416,7 +416,7 @@ func metricFailure(m map[string]any, ns string) (reason, eventMsg, err string) {
 		src := kobj.Map(m, "external")
 		metric := kobj.Str(src, "metric", "name")
 		eventMsg = fmt.Sprintf("unable to get external metric %s/%s/%s: unable to fetch metrics from external metrics API: the server could not find the requested resource (get %s.external.metrics.k8s.io)",
-			ns, metric, goLabelSelector(kobj.Map(src, "metric", "selector")), metric)
+			ns, metric, kobj.GoSelector(kobj.Map(src, "metric", "selector")), metric)
 		target := kobj.Map(src, "target")
 		switch {
 		case target["averageValue"] != nil:
@@ -429,38 +429,6 @@ func metricFailure(m map[string]any, ns string) (reason, eventMsg, err string) {
 	}
 	eventMsg = fmt.Sprintf("unknown metric source type %q", kobj.Str(m, "type"))
 	return "InvalidMetricSourceType", eventMsg, eventMsg
-}
-
-// goLabelSelector prints a label selector as the real controller's %+v of
-// a *metav1.LabelSelector does (its generated String method); "nil" for
-// none.
-func goLabelSelector(sel map[string]any) string {
-	if sel == nil {
-		return "nil"
-	}
-	var b strings.Builder
-	b.WriteString("&LabelSelector{MatchLabels:map[string]string{")
-	ml := kobj.StringMap(sel, "matchLabels")
-	keys := make([]string, 0, len(ml))
-	for k := range ml {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s,", k, ml[k])
-	}
-	b.WriteString("},MatchExpressions:[]LabelSelectorRequirement{")
-	for _, e := range kobj.Slice(sel, "matchExpressions") {
-		em := asMap(e)
-		var vals []string
-		for _, v := range kobj.Slice(em, "values") {
-			s, _ := v.(string)
-			vals = append(vals, s)
-		}
-		fmt.Fprintf(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[%s],},", kobj.Str(em, "key"), kobj.Str(em, "operator"), strings.Join(vals, " "))
-	}
-	b.WriteString("},}")
-	return b.String()
 }
 
 // setCondition is upstream's setCondition: the condition's time moves

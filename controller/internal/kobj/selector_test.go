@@ -1,4 +1,4 @@
-package podautoscaler
+package kobj
 
 import (
 	"fmt"
@@ -7,10 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// goLabelSelector prints a selector as the real controller's %+v of a
-// *metav1.LabelSelector, which the external metric's error message
-// quotes.
-func TestGoLabelSelectorIsMetav1String(t *testing.T) {
+// GoSelector prints a selector as the real controllers' %+v of a
+// *metav1.LabelSelector, which their messages quote.
+func TestGoSelectorIsMetav1String(t *testing.T) {
 	for _, sel := range []*metav1.LabelSelector{
 		nil,
 		{},
@@ -52,7 +51,7 @@ func TestGoLabelSelectorIsMetav1String(t *testing.T) {
 				m["matchExpressions"] = exprs
 			}
 		}
-		if got := goLabelSelector(m); got != want {
+		if got := GoSelector(m); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
