@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -57,4 +58,27 @@ func Dir(module, version string) (string, error) {
 		return "", errors.New("go mod download " + module + "@" + version + ": no directory in its output")
 	}
 	return info.Dir, nil
+}
+
+// OpenAPIv3Files lists, sorted, the OpenAPI v3 documents the generators
+// read: every *.json of specDir, or when specDir is empty, of
+// k8s.io/kubernetes@version's api/openapi-spec/v3 in the module cache.
+// An empty directory is an error.
+func OpenAPIv3Files(version, specDir string) ([]string, error) {
+	if specDir == "" {
+		dir, err := Dir("k8s.io/kubernetes", version)
+		if err != nil {
+			return nil, err
+		}
+		specDir = filepath.Join(dir, "api", "openapi-spec", "v3")
+	}
+	files, err := filepath.Glob(filepath.Join(specDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no OpenAPI documents in %s", specDir)
+	}
+	slices.Sort(files)
+	return files, nil
 }

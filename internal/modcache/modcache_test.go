@@ -49,3 +49,22 @@ func TestDirMissing(t *testing.T) {
 		t.Errorf("error %q does not name the module", err)
 	}
 }
+
+func TestOpenAPIv3Files(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b.json", "a.json", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := OpenAPIv3Files("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || filepath.Base(files[0]) != "a.json" || filepath.Base(files[1]) != "b.json" {
+		t.Errorf("files %v, want a.json and b.json in that order", files)
+	}
+	if _, err := OpenAPIv3Files("", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no OpenAPI documents") {
+		t.Errorf("an empty directory gave %v, want an error saying it has no documents", err)
+	}
+}

@@ -47,21 +47,10 @@ type resource struct {
 }
 
 func run(version, specDir, out string) error {
-	if specDir == "" {
-		dir, err := modcache.Dir("k8s.io/kubernetes", version)
-		if err != nil {
-			return err
-		}
-		specDir = filepath.Join(dir, "api", "openapi-spec", "v3")
-	}
-	files, err := filepath.Glob(filepath.Join(specDir, "*.json"))
+	files, err := modcache.OpenAPIv3Files(version, specDir)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("no OpenAPI documents in %s", specDir)
-	}
-	slices.Sort(files)
 	all := map[string]*resource{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/konverge/konverge/internal/modcache"
@@ -36,21 +35,10 @@ func main() {
 }
 
 func run(version, specDir, out string) error {
-	if specDir == "" {
-		dir, err := modcache.Dir("k8s.io/kubernetes", version)
-		if err != nil {
-			return err
-		}
-		specDir = filepath.Join(dir, "api", "openapi-spec", "v3")
-	}
-	files, err := filepath.Glob(filepath.Join(specDir, "*.json"))
+	files, err := modcache.OpenAPIv3Files(version, specDir)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("no OpenAPI documents in %s", specDir)
-	}
-	slices.Sort(files)
 	docs := make([][]byte, len(files))
 	for i, f := range files {
 		if docs[i], err = os.ReadFile(f); err != nil {
