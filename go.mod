@@ -79,7 +79,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/cli-runtime v0.37.1
 	k8s.io/component-base v0.37.1 // indirect
-	k8s.io/component-helpers v0.37.1 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/component-helpers v0.37.1
+	k8s.io/klog/v2 v2.140.0
 	sigs.k8s.io/randfill v1.0.0 // indirect
 )

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/event"
-	"github.com/konverge/konverge/quantity"
+	"github.com/konverge/konverge/nodefit"
 	"github.com/konverge/konverge/scheduler"
 	"github.com/konverge/konverge/value"
 )
@@ -49,165 +48,21 @@ const rejectedPrefix = "Pod was rejected: "
 // offers.
 type nodeRoom struct {
 	obj         map[string]any // the Node
-	alloc, used amounts
+	alloc, used nodefit.Resources
 	allowed     int64 // pods
 	held        map[podKey]heldPod
 }
 
 // heldPod is what one admitted pod holds.
 type heldPod struct {
-	amt   amounts
+	amt   nodefit.Resources
 	ports []portUse
-}
-
-// amounts are resource amounts: cpu in millicores, the others in units.
-type amounts struct {
-	cpu, memory, storage int64
-	scalar               map[string]int64
-}
-
-func (a *amounts) sub(b amounts) {
-	a.cpu -= b.cpu
-	a.memory -= b.memory
-	a.storage -= b.storage
-	for k, v := range b.scalar {
-		if a.scalar != nil {
-			a.scalar[k] -= v
-		}
-	}
-}
-
-func (a *amounts) add(b amounts) {
-	a.cpu += b.cpu
-	a.memory += b.memory
-	a.storage += b.storage
-	for k, v := range b.scalar {
-		if a.scalar == nil {
-			a.scalar = map[string]int64{}
-		}
-		a.scalar[k] += v
-	}
-}
-
-// raise lifts every amount of a to b's where b's is larger.
-func (a *amounts) raise(b amounts) {
-	a.cpu, a.memory, a.storage = max(a.cpu, b.cpu), max(a.memory, b.memory), max(a.storage, b.storage)
-	for k, v := range b.scalar {
-		if a.scalar == nil {
-			a.scalar = map[string]int64{}
-		}
-		a.scalar[k] = max(a.scalar[k], v)
-	}
 }
 
 // portUse is a host port a container holds.
 type portUse struct {
 	ip, protocol string
 	port         int64
-}
-
-// readAmounts reads a resource list; pods apart. Amounts that do not
-// parse count as nothing (the API server refused them before).
-func readAmounts(m map[string]any) (a amounts, pods int64) {
-	for name, v := range m {
-		var s string
-		switch x := v.(type) {
-		case string:
-			s = x
-		case int64:
-			s = strconv.FormatInt(x, 10)
-		case float64:
-			s = strconv.FormatFloat(x, 'f', -1, 64)
-		default:
-			continue
-		}
-		q, err := quantity.Parse(s)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "cpu":
-			a.cpu = q.MilliValue()
-		case "memory":
-			a.memory = q.Value()
-		case "ephemeral-storage":
-			a.storage = q.Value()
-		case "pods":
-			pods = q.Value()
-		default:
-			if countedScalar(name) {
-				if a.scalar == nil {
-					a.scalar = map[string]int64{}
-				}
-				a.scalar[name] = q.Value()
-			}
-		}
-	}
-	return a, pods
-}
-
-// countedScalar reports the other resources the fit check counts: the
-// extended ones (a domain outside kubernetes.io), hugepages and
-// attachable volumes.
-func countedScalar(name string) bool {
-	if strings.HasPrefix(name, "hugepages-") || strings.HasPrefix(name, "attachable-volumes-") {
-		return true
-	}
-	return extendedResource(name)
-}
-
-// extendedResource reports a resource name of a domain other than
-// kubernetes.io's.
-func extendedResource(name string) bool {
-	domain, _, ok := strings.Cut(name, "/")
-	if !ok || strings.HasPrefix(name, "requests.") {
-		return false
-	}
-	return domain != "kubernetes.io" && !strings.HasSuffix(domain, ".kubernetes.io")
-}
-
-// podAmounts is what a pod asks of its node: the regular containers and
-// the sidecars (restartable init containers) together, or what an init
-// container needs while it runs (itself with the sidecars started before
-// it) when that is more; pod-level cpu and memory replace the containers'
-// when given; plus the overhead.
-func podAmounts(spec map[string]any) amounts {
-	reqOf := func(c map[string]any) amounts {
-		a, _ := readAmounts(mapOf(mapOf(c, "resources"), "requests"))
-		return a
-	}
-	var sum, sidecars, initPeak amounts
-	for _, x := range listOf(spec, "containers") {
-		c, _ := x.(map[string]any)
-		sum.add(reqOf(c))
-	}
-	for _, x := range listOf(spec, "initContainers") {
-		c, _ := x.(map[string]any)
-		if str(c, "restartPolicy") == "Always" {
-			sidecars.add(reqOf(c))
-			initPeak.raise(sidecars)
-			continue
-		}
-		running := reqOf(c)
-		running.add(sidecars)
-		initPeak.raise(running)
-	}
-	sum.add(sidecars)
-	sum.raise(initPeak)
-	if pl := mapOf(mapOf(spec, "resources"), "requests"); len(pl) > 0 {
-		a, _ := readAmounts(pl)
-		if a.cpu > 0 {
-			sum.cpu = a.cpu
-		}
-		if a.memory > 0 {
-			sum.memory = a.memory
-		}
-	}
-	if oh := mapOf(spec, "overhead"); len(oh) > 0 {
-		a, _ := readAmounts(oh)
-		sum.add(a)
-	}
-	return sum
 }
 
 // podPortUses are the host ports a pod's containers (and sidecars) hold.
@@ -247,7 +102,7 @@ func newNodeRoom(obj map[string]any) *nodeRoom {
 		alloc = mapOf(st, "capacity")
 	}
 	r := &nodeRoom{obj: obj, held: map[podKey]heldPod{}}
-	r.alloc, r.allowed = readAmounts(alloc)
+	r.alloc, r.allowed = nodefit.ParseResources(alloc)
 	return r
 }
 
@@ -255,9 +110,10 @@ func newNodeRoom(obj map[string]any) *nodeRoom {
 func (r *nodeRoom) hold(key podKey, pod map[string]any) {
 	r.release(key)
 	spec := mapOf(pod, "spec")
-	h := heldPod{amt: podAmounts(spec), ports: podPortUses(spec)}
+	amt, _, _ := nodefit.PodRequests(spec)
+	h := heldPod{amt: amt, ports: podPortUses(spec)}
 	r.held[key] = h
-	r.used.add(h.amt)
+	r.used.Add(h.amt)
 }
 
 // release forgets what a pod held.
@@ -267,7 +123,7 @@ func (r *nodeRoom) release(key podKey) {
 		return
 	}
 	delete(r.held, key)
-	r.used.sub(h.amt)
+	r.used.Sub(h.amt)
 }
 
 // holds reports a pod that holds room on its node: admitted (it has a
@@ -349,31 +205,31 @@ func (r *nodeRoom) fits(spec map[string]any) (reason, message string) {
 	if count := int64(len(r.held)); count+1 > r.allowed {
 		return short("pods", 1, count, r.allowed)
 	}
-	want := podAmounts(spec)
+	want, _, _ := nodefit.PodRequests(spec)
 	// Extended resources the node does not know are left to others
 	// (cluster-level resources): the kubelet does not check them.
-	for name := range want.scalar {
-		if _, ok := r.alloc.scalar[name]; !ok && extendedResource(name) {
-			delete(want.scalar, name)
+	for name := range want.Scalar {
+		if _, ok := r.alloc.Scalar[name]; !ok && nodefit.Extended(name) {
+			delete(want.Scalar, name)
 		}
 	}
-	if want.cpu > 0 && want.cpu > r.alloc.cpu-r.used.cpu {
-		return short("cpu", want.cpu, r.used.cpu, r.alloc.cpu)
+	if want.MilliCPU > 0 && want.MilliCPU > r.alloc.MilliCPU-r.used.MilliCPU {
+		return short("cpu", want.MilliCPU, r.used.MilliCPU, r.alloc.MilliCPU)
 	}
-	if want.memory > 0 && want.memory > r.alloc.memory-r.used.memory {
-		return short("memory", want.memory, r.used.memory, r.alloc.memory)
+	if want.Memory > 0 && want.Memory > r.alloc.Memory-r.used.Memory {
+		return short("memory", want.Memory, r.used.Memory, r.alloc.Memory)
 	}
-	if want.storage > 0 && want.storage > r.alloc.storage-r.used.storage {
-		return short("ephemeral-storage", want.storage, r.used.storage, r.alloc.storage)
+	if want.EphemeralStorage > 0 && want.EphemeralStorage > r.alloc.EphemeralStorage-r.used.EphemeralStorage {
+		return short("ephemeral-storage", want.EphemeralStorage, r.used.EphemeralStorage, r.alloc.EphemeralStorage)
 	}
-	names := make([]string, 0, len(want.scalar))
-	for name := range want.scalar {
+	names := make([]string, 0, len(want.Scalar))
+	for name := range want.Scalar {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if v := want.scalar[name]; v > 0 && v > r.alloc.scalar[name]-r.used.scalar[name] {
-			return short(name, v, r.used.scalar[name], r.alloc.scalar[name])
+		if v := want.Scalar[name]; v > 0 && v > r.alloc.Scalar[name]-r.used.Scalar[name] {
+			return short(name, v, r.used.Scalar[name], r.alloc.Scalar[name])
 		}
 	}
 	return "", ""
@@ -400,9 +256,15 @@ func (r *nodeRoom) portsTaken(want []portUse) bool {
 // nodeAffine reports whether the node matches the pod's nodeSelector and
 // its required node affinity (one of the terms).
 func nodeAffine(spec, node map[string]any) bool {
-	labels := mapOf(mapOf(node, "metadata"), "labels")
+	md := mapOf(node, "metadata")
+	labels := map[string]string{}
+	for k, v := range mapOf(md, "labels") {
+		if s, ok := v.(string); ok {
+			labels[k] = s
+		}
+	}
 	for k, v := range mapOf(spec, "nodeSelector") {
-		if got, ok := labels[k].(string); !ok || got != v {
+		if got, ok := labels[k]; !ok || got != v {
 			return false
 		}
 	}
@@ -410,72 +272,11 @@ func nodeAffine(spec, node map[string]any) bool {
 	if req == nil {
 		return true
 	}
-	name := str(mapOf(node, "metadata"), "name")
 	for _, x := range listOf(req, "nodeSelectorTerms") {
 		t, _ := x.(map[string]any)
-		if termMatches(t, labels, name) {
+		if nodefit.TermMatches(t, labels, str(md, "name")) {
 			return true
 		}
-	}
-	return false
-}
-
-// termMatches reports a node selector term whose expressions and fields
-// all match; an empty term matches nothing.
-func termMatches(t, labels map[string]any, name string) bool {
-	exprs, fields := listOf(t, "matchExpressions"), listOf(t, "matchFields")
-	if len(exprs) == 0 && len(fields) == 0 {
-		return false
-	}
-	for _, x := range exprs {
-		e, _ := x.(map[string]any)
-		v, has := labels[str(e, "key")].(string)
-		if !requirementHolds(e, v, has) {
-			return false
-		}
-	}
-	for _, x := range fields {
-		f, _ := x.(map[string]any)
-		if str(f, "key") != "metadata.name" || !requirementHolds(f, name, true) {
-			return false
-		}
-	}
-	return true
-}
-
-func requirementHolds(e map[string]any, v string, has bool) bool {
-	var values []string
-	for _, x := range listOf(e, "values") {
-		if s, ok := x.(string); ok {
-			values = append(values, s)
-		}
-	}
-	in := false
-	for _, x := range values {
-		in = in || x == v
-	}
-	switch str(e, "operator") {
-	case "In":
-		return has && in
-	case "NotIn":
-		return !has || !in
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(values) != 1 {
-			return false
-		}
-		a, err1 := strconv.ParseInt(v, 10, 64)
-		b, err2 := strconv.ParseInt(values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if str(e, "operator") == "Gt" {
-			return a > b
-		}
-		return a < b
 	}
 	return false
 }
@@ -485,40 +286,9 @@ func requirementHolds(e map[string]any, v string, has bool) bool {
 func untoleratedNoExecute(spec, node map[string]any) bool {
 	for _, x := range listOf(mapOf(node, "spec"), "taints") {
 		taint, _ := x.(map[string]any)
-		if str(taint, "effect") != "NoExecute" {
-			continue
-		}
-		ok := false
-		for _, y := range listOf(spec, "tolerations") {
-			tol, _ := y.(map[string]any)
-			if toleratesTaint(tol, taint) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if str(taint, "effect") == "NoExecute" && !nodefit.Tolerated(listOf(spec, "tolerations"), taint) {
 			return true
 		}
-	}
-	return false
-}
-
-func toleratesTaint(tol, taint map[string]any) bool {
-	if e := str(tol, "effect"); e != "" && e != str(taint, "effect") {
-		return false
-	}
-	key, op := str(tol, "key"), str(tol, "operator")
-	if key == "" {
-		return op == "Exists"
-	}
-	if key != str(taint, "key") {
-		return false
-	}
-	switch op {
-	case "", "Equal":
-		return str(tol, "value") == str(taint, "value")
-	case "Exists":
-		return true
 	}
 	return false
 }

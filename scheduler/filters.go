@@ -1,9 +1,10 @@
 package scheduler
 
 import (
-	"strconv"
+	"slices"
 	"strings"
 
+	"github.com/konverge/konverge/nodefit"
 	"github.com/konverge/konverge/selector"
 )
 
@@ -288,100 +289,9 @@ func (in *incoming) nodeAffine(n *node) bool {
 	}
 	for _, t := range in.required {
 		tm, _ := t.(map[string]any)
-		if nodeTermMatches(tm, n) {
+		if nodefit.TermMatches(tm, n.labels, n.name) {
 			return true
 		}
-	}
-	return false
-}
-
-// nodeTermMatches reports a node selector term that matches n: all its
-// expressions and fields; a term with neither matches nothing.
-func nodeTermMatches(t map[string]any, n *node) bool {
-	exprs, fields := list(t, "matchExpressions"), list(t, "matchFields")
-	if len(exprs) == 0 && len(fields) == 0 {
-		return false
-	}
-	for _, e := range exprs {
-		v, has := n.labels[str(e, "key")]
-		if !requirementMatches(e, v, has) {
-			return false
-		}
-	}
-	for _, f := range fields {
-		if str(f, "key") != "metadata.name" {
-			return false
-		}
-		if !requirementMatches(f, n.name, true) {
-			return false
-		}
-	}
-	return true
-}
-
-func requirementMatches(e map[string]any, v string, has bool) bool {
-	values := listOfStrings(e, "values")
-	in := func() bool {
-		for _, x := range values {
-			if x == v {
-				return true
-			}
-		}
-		return false
-	}
-	switch str(e, "operator") {
-	case "In":
-		return has && in()
-	case "NotIn":
-		return !has || !in()
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(values) != 1 {
-			return false
-		}
-		a, err1 := strconv.ParseInt(v, 10, 64)
-		b, err2 := strconv.ParseInt(values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if str(e, "operator") == "Gt" {
-			return a > b
-		}
-		return a < b
-	}
-	return false
-}
-
-// tolerated reports whether a toleration of the list tolerates taint.
-func tolerated(tolerations []map[string]any, taint map[string]any) bool {
-	for _, t := range tolerations {
-		if tolerates(t, taint) {
-			return true
-		}
-	}
-	return false
-}
-
-func tolerates(t, taint map[string]any) bool {
-	if e := str(t, "effect"); e != "" && e != str(taint, "effect") {
-		return false
-	}
-	key := str(t, "key")
-	op := str(t, "operator")
-	if key == "" {
-		return op == "Exists"
-	}
-	if key != str(taint, "key") {
-		return false
-	}
-	switch op {
-	case "", "Equal":
-		return str(t, "value") == str(taint, "value")
-	case "Exists":
-		return true
 	}
 	return false
 }
@@ -422,7 +332,7 @@ func (in *incoming) fitsResources(n *node, gone map[string]bool) *status {
 		count = 0
 		for k, p := range n.pods {
 			if !gone[k] {
-				requested.add(p.req)
+				requested.Add(p.req)
 				count++
 			}
 		}
@@ -656,4 +566,9 @@ func (in *incoming) fitsPodAffinity(n *node, gone map[string]bool) *status {
 		}
 	}
 	return nil
+}
+
+// tolerated reports whether one of the pod's tolerations tolerates taint.
+func tolerated(tolerations []map[string]any, taint map[string]any) bool {
+	return slices.ContainsFunc(tolerations, func(t map[string]any) bool { return nodefit.Tolerates(t, taint) })
 }

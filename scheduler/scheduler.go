@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/konverge/konverge/nodefit"
 )
 
 // Reasons a node is rejected for, as kube-scheduler words them.
@@ -156,7 +158,7 @@ func New(nodes []map[string]any) *Cluster {
 		if !ok {
 			alloc, _ = mapAt(obj, "status", "capacity")
 		}
-		n.alloc, n.allowedPods = parseResources(alloc)
+		n.alloc, n.allowedPods = nodefit.ParseResources(alloc)
 		c.nodes = append(c.nodes, n)
 		c.byName[n.name] = n
 	}
@@ -221,7 +223,7 @@ func (c *Cluster) SetPod(obj map[string]any) {
 		}
 		z[n.labels[labelZone]]++
 	}
-	n.requested.add(p.req)
+	n.requested.Add(p.req)
 	n.nonZeroCPU += p.nonZeroCPU
 	n.nonZeroMem += p.nonZeroMem
 	for _, hp := range p.ports {
@@ -260,7 +262,7 @@ func (c *Cluster) remove(key string) {
 			}
 		}
 	}
-	n.requested.sub(p.req)
+	n.requested.Sub(p.req)
 	n.nonZeroCPU -= p.nonZeroCPU
 	n.nonZeroMem -= p.nonZeroMem
 	for _, hp := range p.ports {
@@ -282,7 +284,7 @@ func newPod(obj map[string]any) *pod {
 		start:     strAt(obj, "status", "startTime"),
 	}
 	p.key = podKey(p.namespace, p.name)
-	p.req, p.nonZeroCPU, p.nonZeroMem = podRequests(spec)
+	p.req, p.nonZeroCPU, p.nonZeroMem = nodefit.PodRequests(spec)
 	p.ports = podPorts(spec)
 	if v, ok := spec["priority"].(int64); ok {
 		p.priority = v

@@ -250,29 +250,6 @@ spec: {priority: 1000, preemptionPolicy: Never, containers: [{name: c, resources
 	}
 }
 
-// TestPodRequests checks the requests of init containers, sidecars and
-// overhead.
-func TestPodRequests(t *testing.T) {
-	spec := obj(t, `
-initContainers:
-- {name: i, resources: {requests: {cpu: "3"}}}
-- {name: s, restartPolicy: Always, resources: {requests: {cpu: 500m, memory: 1Gi}}}
-containers:
-- {name: a, resources: {requests: {cpu: "1"}}}
-- {name: b}
-overhead: {cpu: 100m}
-`)
-	r, cpu, mem := podRequests(spec)
-	// max(3, 1 + 0.5) + 0.1
-	if r.MilliCPU != 3100 || r.Memory != 1<<30 {
-		t.Errorf("requests %+v, want 3100m and 1Gi", r)
-	}
-	// Non-zero: containers 1 + 0.1 (b) + sidecar 0.5 = 1.6 < init 3 + 0 = 3; + 0.1.
-	if cpu != 3100 || mem != 1<<30+2*DefaultMemoryRequest {
-		t.Errorf("non-zero %d %d", cpu, mem)
-	}
-}
-
 // TestScores checks the scores that pick among feasible nodes:
 // PodTopologySpread's (soft constraints and the defaults of an owned
 // pod) and InterPodAffinity's (preferred terms, the placed pods' terms),

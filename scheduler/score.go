@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/konverge/konverge/nodefit"
 	"github.com/konverge/konverge/selector"
 )
 
@@ -312,7 +313,7 @@ func (in *incoming) intolerablePreferNoSchedule(n *node) int64 {
 		}
 		ok := false
 		for _, tol := range in.tolerations {
-			if e := str(tol, "effect"); (e == "" || e == "PreferNoSchedule") && tolerates(tol, t) {
+			if e := str(tol, "effect"); (e == "" || e == "PreferNoSchedule") && nodefit.Tolerates(tol, t) {
 				ok = true
 				break
 			}
@@ -329,7 +330,7 @@ func (in *incoming) preferredAffinity(n *node) int64 {
 	for _, p := range in.preferred {
 		w, _ := p["weight"].(int64)
 		pref, _ := p["preference"].(map[string]any)
-		if w != 0 && nodeTermMatches(pref, n) {
+		if w != 0 && nodefit.TermMatches(pref, n.labels, n.name) {
 			sum += w
 		}
 	}

@@ -1,9 +1,8 @@
 package daemonset
 
 import (
-	"strconv"
-
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/nodefit"
 	"github.com/konverge/konverge/value"
 )
 
@@ -60,76 +59,9 @@ func (p *placement) fitsAffinity(node map[string]any) bool {
 	}
 	for _, t := range p.terms {
 		tm, _ := t.(map[string]any)
-		if termMatches(tm, node, labels) {
+		if nodefit.TermMatches(tm, labels, kobj.Name(node)) {
 			return true
 		}
-	}
-	return false
-}
-
-// termMatches reports a node selector term that matches: a term with no
-// requirement matches nothing.
-func termMatches(term, node map[string]any, labels map[string]string) bool {
-	exprs, fields := kobj.Slice(term, "matchExpressions"), kobj.Slice(term, "matchFields")
-	if len(exprs) == 0 && len(fields) == 0 {
-		return false
-	}
-	for _, e := range exprs {
-		em, _ := e.(map[string]any)
-		v, has := labels[kobj.Str(em, "key")]
-		if !requirementMatches(em, v, has) {
-			return false
-		}
-	}
-	for _, f := range fields {
-		fm, _ := f.(map[string]any)
-		if kobj.Str(fm, "key") != "metadata.name" {
-			return false
-		}
-		op := kobj.Str(fm, "operator")
-		if op != "In" && op != "NotIn" {
-			return false
-		}
-		if !requirementMatches(fm, kobj.Name(node), true) {
-			return false
-		}
-	}
-	return true
-}
-
-func requirementMatches(req map[string]any, v string, has bool) bool {
-	vals := kobj.Slice(req, "values")
-	in := func() bool {
-		for _, x := range vals {
-			if x == v {
-				return true
-			}
-		}
-		return false
-	}
-	switch kobj.Str(req, "operator") {
-	case "In":
-		return has && in()
-	case "NotIn":
-		return !has || !in()
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(vals) != 1 {
-			return false
-		}
-		got, err1 := strconv.ParseInt(v, 10, 64)
-		s, _ := vals[0].(string)
-		want, err2 := strconv.ParseInt(s, 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if kobj.Str(req, "operator") == "Gt" {
-			return got > want
-		}
-		return got < want
 	}
 	return false
 }
@@ -139,36 +71,9 @@ func requirementMatches(req map[string]any, v string, has bool) bool {
 func untolerated(taints, tolerations []any, filter func(effect string) bool) bool {
 	for _, t := range taints {
 		tm, _ := t.(map[string]any)
-		if !filter(kobj.Str(tm, "effect")) {
-			continue
-		}
-		tolerated := false
-		for _, tol := range tolerations {
-			if tolerates(tol.(map[string]any), tm) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
+		if filter(kobj.Str(tm, "effect")) && !nodefit.Tolerated(tolerations, tm) {
 			return true
 		}
-	}
-	return false
-}
-
-// tolerates is Toleration.ToleratesTaint.
-func tolerates(tol, taint map[string]any) bool {
-	if e := kobj.Str(tol, "effect"); e != "" && e != kobj.Str(taint, "effect") {
-		return false
-	}
-	if k := kobj.Str(tol, "key"); k != "" && k != kobj.Str(taint, "key") {
-		return false
-	}
-	switch kobj.Str(tol, "operator") {
-	case "Exists":
-		return true
-	case "", "Equal":
-		return kobj.Str(tol, "value") == kobj.Str(taint, "value")
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/nodefit"
 )
 
 // EvictionComponent is the source of the taint eviction's Events.
@@ -116,7 +117,7 @@ func evictionTime(tolerations []any, taints []map[string]any) (at time.Time, ok 
 		var used []map[string]any
 		for _, x := range tolerations {
 			tol, _ := x.(map[string]any)
-			if tolerates(tol, t) {
+			if nodefit.Tolerates(tol, t) {
 				used = append(used, tol)
 			}
 		}
@@ -143,27 +144,6 @@ func evictionTime(tolerations []any, taints []map[string]any) (at time.Time, ok 
 		return time.Time{}, limit == 0
 	}
 	return since.Add(limit), true
-}
-
-// tolerates is v1.Toleration's ToleratesTaint.
-func tolerates(tol, taint map[string]any) bool {
-	if e := kobj.Str(tol, "effect"); e != "" && e != kobj.Str(taint, "effect") {
-		return false
-	}
-	key := kobj.Str(tol, "key")
-	if key == "" {
-		return kobj.Str(tol, "operator") == "Exists"
-	}
-	if key != kobj.Str(taint, "key") {
-		return false
-	}
-	switch kobj.Str(tol, "operator") {
-	case "", "Equal":
-		return kobj.Str(tol, "value") == kobj.Str(taint, "value")
-	case "Exists":
-		return true
-	}
-	return false
 }
 
 func evict(ctx context.Context, c cluster.Interface, pod cluster.Object, now time.Time) error {
