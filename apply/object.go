@@ -40,15 +40,29 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.data, p.err = value.Encode(r.ssaConfig(it, live))
 		return p
 	}
-	annotation, err := lastapplied.Encode(it.config)
+	// The annotation is encoded into pooled scratch: most objects of a
+	// plan carry it on live already (then live's string is the one to
+	// send), and a string of it is made only for the others.
+	bp := scratchPool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			scratchPool.Put(bp)
+		}
+	}()
+	enc, err := lastapplied.AppendEncode((*bp)[:0], it.config)
+	*bp = enc[:0]
 	if err != nil {
 		p.err = err
 		return p
 	}
+	var liveAnnotation string
+	if live != nil {
+		liveAnnotation, _ = liveAnnotations(live)[lastapplied.Annotation].(string)
+	}
 	// The config was validated against the kind's schema when the input
 	// was prepared (validateItem); with its annotation it is as valid.
 	validated := it.crd == nil && it.typ != nil
-	if live != nil && it.res.Strategic && r.reapplied(it, live, annotation) {
+	if live != nil && it.res.Strategic && liveAnnotation != "" && liveAnnotation == string(enc) && r.reapplied(it, live, liveAnnotation) {
 		// Applied again as it was: its original configuration is the
 		// config, and nothing is deleted. The annotation, the same on
 		// both sides, changes nothing: the config carries it only when
@@ -56,11 +70,12 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 		p.pt = cluster.StrategicMergePatchType
 		p.patch, p.err = merge.ThreeWayReapplied(it.config, it.config, live, it.typ, merge.Options{Validated: validated})
 		if p.err == nil && len(p.patch) > 0 {
-			p.modified = lastapplied.SetEncoded(it.config, annotation)
+			p.modified = lastapplied.SetEncoded(it.config, liveAnnotation)
 			p.data, p.err = value.Encode(p.patch)
 		}
 		return p
 	}
+	annotation := string(enc)
 	p.modified = lastapplied.SetEncoded(it.config, annotation)
 	if live == nil {
 		// kubectl drops nulls after recording the annotation, which keeps
@@ -89,20 +104,18 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 	return p
 }
 
-// reapplied reports whether live's last-applied annotation is the one
-// the config's annotation (Encode's) would be, for a config that decodes
-// as itself (originalOf), whose annotations hold no null and that
-// carries no last-applied annotation of its own (it differs from what
-// kubectl sends by that annotation only, which live has), so that
-// merge.ThreeWayReapplied(config, config, live) computes its patch: not
-// with --overwrite=false (which compares live with the original
-// configuration), ignore rules that apply to the object, or a $patch
-// directive in the config (which ThreeWay checks against itself).
+// reapplied reports, for a live object whose last-applied annotation is
+// the one the config's annotation (lastapplied.Encode's) would be,
+// whether merge.ThreeWayReapplied(config, config, live) computes its
+// patch: for a config that decodes as itself (originalOf), whose
+// annotations hold no null and that carries no last-applied annotation
+// of its own (it differs from what kubectl sends by that annotation only,
+// which live has); not with --overwrite=false (which compares live with
+// the original configuration), ignore rules that apply to the object, or
+// a $patch directive in the config (which ThreeWay checks against
+// itself).
 func (r *run) reapplied(it *item, live map[string]any, annotation string) bool {
-	if r.opts.NoOverwrite {
-		return false
-	}
-	if la, _ := liveAnnotations(live)[lastapplied.Annotation].(string); la == "" || la != annotation || strings.Contains(la, `"$patch"`) {
+	if r.opts.NoOverwrite || strings.Contains(annotation, `"$patch"`) {
 		return false
 	}
 	if md, ok := it.config["metadata"].(map[string]any); !ok {
@@ -123,6 +136,9 @@ func (r *run) reapplied(it *item, live map[string]any, annotation string) bool {
 	}
 	return decodesAsItself(it.config)
 }
+
+// scratchPool holds the buffers makePlan encodes annotations into.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // sameMap reports whether a and b are the same map.
 func sameMap(a, b map[string]any) bool {

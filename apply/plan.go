@@ -509,17 +509,15 @@ func (r *run) predict(c Change, it *item, merged map[string]any) (Change, error)
 		c.Drift = true
 		return c, nil
 	}
-	a, _ := normalize.Object(c.Live, normalize.Options{})
-	b, _ := normalize.Object(m, normalize.Options{})
-	diffPaths(a, b, it.typ, nil, &c.Paths)
+	diffStored(c.Live, m, it.typ, &c.Paths)
 	if len(c.Paths) > 0 {
 		// Live normalized as the server would changes nothing in an
 		// object the server returned, but keeps a cache that holds
 		// objects as they were written (without the server's defaults)
 		// from seeing drift in them.
-		if d, err := normalize.Object(c.Live, normalize.Options{Defaults: true}); err == nil {
+		if d, err := normalize.Server(c.Live); err == nil {
 			c.Paths = c.Paths[:0]
-			diffPaths(d, b, it.typ, nil, &c.Paths)
+			diffStored(d, m, it.typ, &c.Paths)
 		}
 	}
 	c.Drift = len(c.Paths) > 0
@@ -534,16 +532,68 @@ func missingAnnotationWarning(it *item) string {
 		it.res.Plural, it.ref.Name, lastapplied.Annotation)
 }
 
-// diffPaths appends to out the paths where a and b differ: fields of
-// objects one by one, elements of lists merged by key matched by their
-// keys, other lists whole. p is the path of a and b; it is copied only
-// where they differ.
-func diffPaths(a, b any, t *schema.Type, p value.Path, out *[]value.Path) {
-	diffAt(a, b, t, &p, out)
+// diffStored appends to out the paths where two objects differ (diffAt) as normalize.Object (with its
+// zero Options) compares them, without copying them: status and the
+// metadata only the server writes (normalize.ServerMetadata) are left
+// out of the comparison.
+func diffStored(a, b map[string]any, t *schema.Type, out *[]value.Path) {
+	var p value.Path
+	for k, av := range a {
+		if k == "status" {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok {
+			*out = append(*out, value.Path{value.FieldElement(k)})
+			continue
+		}
+		p = append(p[:0], value.FieldElement(k))
+		am, aIsMap := av.(map[string]any)
+		bm, bIsMap := bv.(map[string]any)
+		if k == "metadata" && aIsMap && bIsMap {
+			diffMetadata(am, bm, t.Field(k), &p, out)
+			continue
+		}
+		diffAt(av, bv, t.Field(k), &p, out)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && k != "status" {
+			*out = append(*out, value.Path{value.FieldElement(k)})
+		}
+	}
 }
 
-// diffAt is diffPaths with the path as a stack that grows and shrinks
-// along the walk.
+// diffMetadata is diffAt of two metadata maps without the fields only
+// the server writes; p is the path of metadata.
+func diffMetadata(a, b map[string]any, t *schema.Type, p *value.Path, out *[]value.Path) {
+	for k, av := range a {
+		if isServerMetadata(k) {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok {
+			*out = append(*out, append(slices.Clone(*p), value.FieldElement(k)))
+			continue
+		}
+		*p = append(*p, value.FieldElement(k))
+		diffAt(av, bv, t.Field(k), p, out)
+		*p = (*p)[:len(*p)-1]
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && !isServerMetadata(k) {
+			*out = append(*out, append(slices.Clone(*p), value.FieldElement(k)))
+		}
+	}
+}
+
+func isServerMetadata(field string) bool {
+	return slices.Contains(normalize.ServerMetadata, field)
+}
+
+// diffAt appends to out the paths where a and b differ: fields of
+// objects one by one, elements of lists merged by key matched by their
+// keys, other lists whole. p is the path of a and b, a stack that grows
+// and shrinks along the walk; it is copied only where they differ.
 func diffAt(a, b any, t *schema.Type, p *value.Path, out *[]value.Path) {
 	found := func(e value.Element) {
 		*out = append(*out, append(slices.Clone(*p), e))

@@ -42,19 +42,29 @@ func Get(obj map[string]any) (map[string]any, error) {
 func Encode(config map[string]any) (string, error) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	b, err := appendStripped((*bp)[:0], config)
+	b, err := AppendEncode((*bp)[:0], config)
 	if err != nil {
-		// The error as the whole value gives it, with its path.
-		if _, err = value.Encode(withAnnotation(config, nil)); err == nil {
-			return Encode(config)
-		}
-		return "", fmt.Errorf("lastapplied: %w", err)
+		return "", err
 	}
-	b = append(b, '\n')
 	if cap(b) <= 64<<10 {
 		*bp = b
 	}
 	return string(b), nil
+}
+
+// AppendEncode appends Encode's value for config to dst: for a caller
+// that compares it with an annotation it holds, or writes it on, without
+// making a string of it.
+func AppendEncode(dst []byte, config map[string]any) ([]byte, error) {
+	b, err := appendStripped(dst, config)
+	if err != nil {
+		// The error as the whole value gives it, with its path.
+		if _, err = value.Encode(withAnnotation(config, nil)); err == nil {
+			return AppendEncode(dst, config)
+		}
+		return dst, fmt.Errorf("lastapplied: %w", err)
+	}
+	return append(b, '\n'), nil
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -91,7 +101,7 @@ func appendMembers(dst []byte, m map[string]any, special string, appendSpecial f
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if dst, err = value.AppendEncode(dst, k); err != nil {
+		if dst, err = appendKey(dst, k); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')
@@ -105,6 +115,21 @@ func appendMembers(dst []byte, m map[string]any, special string, appendSpecial f
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendKey appends the encoding of an object's key: quoted as it is
+// when no byte of it needs an escape (printable ASCII but the quote, the
+// backslash and the three characters encoding/json escapes for HTML, <, >
+// and &), which spares boxing it for value.AppendEncode.
+func appendKey(dst []byte, k string) ([]byte, error) {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return value.AppendEncode(dst, k)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, '"'), nil
 }
 
 // appendAnnotations appends the annotations as Encode writes them.
@@ -123,7 +148,7 @@ func appendAnnotations(dst []byte, ann map[string]any) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if dst, err = value.AppendEncode(dst, k); err != nil {
+		if dst, err = appendKey(dst, k); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')

@@ -72,7 +72,7 @@ func TestEncodeAsKubectl(t *testing.T) {
 // of many shapes.
 func TestEncodeMatchesStrippedObject(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	keys := []string{"a", "b", "<&>", "z\u2028", "\xff\xfe", "metadata", "annotations", "name", Annotation, "é", "A"}
+	keys := []string{"a", "b", "<&>", "z\u2028", "\xff\xfe", "metadata", "annotations", "name", Annotation, "é", "A", "q\"\\\x01\x7f~"}
 	var gen func(depth int) any
 	gen = func(depth int) any {
 		switch rng.IntN(9) {

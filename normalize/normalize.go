@@ -42,10 +42,12 @@ type Options struct {
 // the server's defaults; for CustomResourceDefinitions, the defaults the
 // embedded cluster's store gives them (defaults.CustomResourceDefinition:
 // spec.conversion, names.singular, names.listKind); other kinds as they
-// are. The result is a copy.
+// are. The result is a copy, but for the fieldsV1 of metadata.managedFields,
+// which it shares with obj: those are raw JSON to the server, which no
+// defaulting changes (and they are the largest part of most objects).
 // A value the kind cannot hold is an error naming the field.
 func Server(obj map[string]any) (map[string]any, error) {
-	out := value.DeepCopyObject(obj)
+	out := copyForServer(obj)
 	api, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	if defaults.IsCustomResourceDefinition(api, kind) {
@@ -59,6 +61,52 @@ func Server(obj map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("normalize: %s: %w", objref.Of(obj), err)
 	}
 	return out, nil
+}
+
+// copyForServer is value.DeepCopyObject of obj, but for the fieldsV1 of
+// the entries of metadata.managedFields: the entries are copied, their
+// fieldsV1 shared.
+func copyForServer(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return value.DeepCopyObject(obj)
+	}
+	mf, ok := md["managedFields"].([]any)
+	if !ok {
+		return value.DeepCopyObject(obj)
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "metadata" {
+			out[k] = value.DeepCopy(v)
+		}
+	}
+	omd := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			omd[k] = value.DeepCopy(v)
+		}
+	}
+	omf := make([]any, len(mf))
+	for i, e := range mf {
+		em, ok := e.(map[string]any)
+		if !ok {
+			omf[i] = value.DeepCopy(e)
+			continue
+		}
+		oe := make(map[string]any, len(em))
+		for k, v := range em {
+			if k == "fieldsV1" {
+				oe[k] = v
+			} else {
+				oe[k] = value.DeepCopy(v)
+			}
+		}
+		omf[i] = oe
+	}
+	omd["managedFields"] = omf
+	out["metadata"] = omd
+	return out
 }
 
 // Object returns obj normalized as opts say: a copy where anything changes
