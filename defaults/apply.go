@@ -43,7 +43,8 @@ func ApplyUnknown(obj map[string]any) (unknown []string, err error) {
 		}
 	}
 	n := &typed{}
-	if err := n.object(obj, st, nil, true); err != nil {
+	var room [pathRoom]pathElem
+	if err := n.object(obj, st, room[:0], true); err != nil {
 		return nil, err
 	}
 	sort.Strings(n.unknown)
@@ -52,7 +53,7 @@ func ApplyUnknown(obj map[string]any) (unknown []string, err error) {
 	}
 	// Encoding the defaulted Go value again drops what defaulting left
 	// empty (an empty serviceAccount, say).
-	return n.unknown, (&typed{stored: true}).object(obj, st, nil, true)
+	return n.unknown, (&typed{stored: true}).object(obj, st, room[:0], true)
 }
 
 // UnknownFields returns the paths of the fields of obj that its kind's Go

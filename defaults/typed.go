@@ -27,31 +27,42 @@ type DecodeError struct {
 func (e *DecodeError) Error() string { return "defaults: " + e.Field + ": " + e.Msg }
 
 // fpath is a field path built on the way down and printed only when needed,
-// in the form of strict-decoding errors: spec.containers[0].image.
-type fpath struct {
-	parent *fpath
-	name   string
-	index  int
-	isIdx  bool
-	isKey  bool   // a map key
-	st     string // for a struct field, the struct's table name
+// in the form of strict-decoding errors: spec.containers[0].image. It is
+// a stack: a child appends its element to its parent's, in the parent's
+// spare capacity, which siblings reuse one after the other (nothing keeps
+// a path beyond the call it is given to: errors print it when they are
+// made), so that the walk does not allocate an element per field. A nil
+// path is no path at all (the root of a value that is not a field).
+type fpath []pathElem
+
+// pathElem is one element of a path.
+type pathElem struct {
+	name  string
+	index int
+	isIdx bool
+	isKey bool   // a map key
+	st    string // for a struct field, the struct's table name
 }
 
-func (p *fpath) child(name string) *fpath { return &fpath{parent: p, name: name} }
-func (p *fpath) at(i int) *fpath          { return &fpath{parent: p, index: i, isIdx: true} }
-func (p *fpath) key(k string) *fpath      { return &fpath{parent: p, name: k, isKey: true} }
-func (p *fpath) field(st *tstruct, name string) *fpath {
-	return &fpath{parent: p, name: name, st: st.name}
+// pathRoom is the depth of path a walk keeps on its stack; deeper paths
+// grow on the heap.
+const pathRoom = 12
+
+func (p fpath) child(name string) fpath { return append(p, pathElem{name: name}) }
+func (p fpath) at(i int) fpath          { return append(p, pathElem{index: i, isIdx: true}) }
+func (p fpath) key(k string) fpath      { return append(p, pathElem{name: k, isKey: true}) }
+func (p fpath) field(st *tstruct, name string) fpath {
+	return append(p, pathElem{name: name, st: st.name})
 }
 
 // goField is the "Struct.path.of.fields" of encoding/json's errors: the
 // struct holding the innermost field, then the fields from the root
 // (without indexes and map keys).
-func (p *fpath) goField() string {
+func (p fpath) goField() string {
 	st := ""
 	var names []string
-	for q := p; q != nil; q = q.parent {
-		if q.st != "" {
+	for i := len(p) - 1; i >= 0; i-- {
+		if q := p[i]; q.st != "" {
 			if st == "" {
 				st = structGoName(q.st)
 				st = st[strings.LastIndexByte(st, '.')+1:]
@@ -69,17 +80,9 @@ func (p *fpath) goField() string {
 	return out
 }
 
-func (p *fpath) String() string {
-	if p == nil {
-		return ""
-	}
-	var elems []*fpath
-	for q := p; q != nil; q = q.parent {
-		elems = append(elems, q)
-	}
+func (p fpath) String() string {
 	var b []byte
-	for i := len(elems) - 1; i >= 0; i-- {
-		e := elems[i]
+	for _, e := range p {
 		switch {
 		case e.isIdx:
 			b = append(b, '[')
@@ -109,7 +112,7 @@ type typed struct {
 	stored bool
 }
 
-func (n *typed) object(m map[string]any, st *tstruct, p *fpath, root bool) error {
+func (n *typed) object(m map[string]any, st *tstruct, p fpath, root bool) error {
 	for k, v := range m {
 		f, ok := st.field(k)
 		if !ok {
@@ -190,7 +193,7 @@ func zeroScalar(t *ttype) any {
 
 // field normalizes the value of a struct field; keep is false when the
 // encoded Go value omits the field.
-func (n *typed) field(v any, f tfield, p *fpath) (any, bool, error) {
+func (n *typed) field(v any, f tfield, p fpath) (any, bool, error) {
 	out, err := n.value(v, f.typ, p)
 	if err != nil {
 		return nil, false, err
@@ -244,7 +247,7 @@ func isEmptyValue(v any, t *ttype) bool {
 
 // value normalizes v as a Go value of type t; it returns nil for a nil
 // pointer, slice or map.
-func (n *typed) value(v any, t *ttype, p *fpath) (any, error) {
+func (n *typed) value(v any, t *ttype, p fpath) (any, error) {
 	if v == nil {
 		switch t.kind {
 		case tPtr, tSlice, tMap, tBytes, tRaw, tTime:
@@ -362,7 +365,7 @@ func (n *typed) value(v any, t *ttype, p *fpath) (any, error) {
 	return v, nil
 }
 
-func intValue(v any, t *ttype, p *fpath) (any, error) {
+func intValue(v any, t *ttype, p fpath) (any, error) {
 	var i int64
 	switch x := v.(type) {
 	case int64:
@@ -409,11 +412,11 @@ func numberText(v any) string {
 }
 
 // mismatch is encoding/json's UnmarshalTypeError for the value v.
-func mismatch(p *fpath, v any, t *ttype) error {
+func mismatch(p fpath, v any, t *ttype) error {
 	return mismatchText(p, jsonType(v), t)
 }
 
-func mismatchText(p *fpath, what string, t *ttype) error {
+func mismatchText(p fpath, what string, t *ttype) error {
 	if p == nil {
 		return &DecodeError{Msg: "json: cannot unmarshal " + what + " into Go value of type " + t.goString()}
 	}
