@@ -64,6 +64,9 @@ type StatusError struct {
 	// Group and Kind (or resource) and Name of the object, when known.
 	Group, Kind, Name string
 	Causes            []Cause
+	// RetryAfterSeconds is when the server suggests trying again (the
+	// details.retryAfterSeconds of a 429 or 503), 0 when it says nothing.
+	RetryAfterSeconds int
 }
 
 func (e *StatusError) Error() string { return e.Message }

@@ -337,6 +337,7 @@ func convert(err error) error {
 	out := &cluster.StatusError{Code: int(st.Code), Reason: cluster.Reason(st.Reason), Message: st.Message}
 	if d := st.Details; d != nil {
 		out.Group, out.Kind, out.Name = d.Group, d.Kind, d.Name
+		out.RetryAfterSeconds = int(d.RetryAfterSeconds)
 		for _, c := range d.Causes {
 			out.Causes = append(out.Causes, cluster.Cause{Type: string(c.Type), Field: c.Field, Message: c.Message})
 		}

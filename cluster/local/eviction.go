@@ -24,6 +24,10 @@ const (
 	evictionManyPDBs = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 )
 
+// maxDisruptedPods is how many evictions a budget may hold that the
+// disruption controller has not seen done, before evictions are refused.
+const maxDisruptedPods = 2000
+
 // Evict is the pods/eviction subresource: creating a policy/v1 Eviction
 // for a pod. See cluster.Evicter.
 func (s *Store) Evict(ctx context.Context, namespace, name string, opts ...cluster.DeleteOption) error {
@@ -88,12 +92,21 @@ func (t *txn) evict(namespace, name string, o cluster.DeleteOptions) error {
 	}
 	pdbName := metaString(pdb.obj, "name")
 	if gen, _ := metadata(pdb.obj)["generation"].(int64); intField(pst, "observedGeneration") < gen {
-		return tooManyRequests(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdbName))
+		e := tooManyRequests(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdbName))
+		e.RetryAfterSeconds = 10
+		return e
 	}
 	allowed := intField(pst, "disruptionsAllowed")
-	if allowed <= 0 {
-		return tooManyRequests(fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently",
-			pdbName, intField(pst, "desiredHealthy"), intField(pst, "currentHealthy")))
+	disruptedNow, _ := pst["disruptedPods"].(map[string]any)
+	switch {
+	case allowed < 0:
+		return forbiddenByBudget(pdbName, "pdb disruptions allowed is negative",
+			"The disruption budget "+pdbName+" does not allow evicting pods currently: pdb disruptions allowed is negative")
+	case len(disruptedNow) > maxDisruptedPods:
+		return forbiddenByBudget(pdbName, "DisruptedPods map too big - too many evictions not confirmed by PDB controller",
+			"The disruption budget "+pdbName+" does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller")
+	case allowed == 0:
+		return tooManyRequests(budgetRefusal(pdbName, pst))
 	}
 	if o.DryRun {
 		return t.delete(podGVK, namespace, name, o)
@@ -101,6 +114,16 @@ func (t *txn) evict(namespace, name string, o cluster.DeleteOptions) error {
 	updated := value.DeepCopyObject(pdb.obj)
 	ust, _ := updated["status"].(map[string]any)
 	ust["disruptionsAllowed"] = allowed - 1
+	if allowed == 1 {
+		// The last disruption the budget allowed: its DisruptionAllowed
+		// condition turns False at once, as the server does.
+		setCondition(ust, "DisruptionAllowed", "False", "InsufficientPods", "", t.now())
+		for _, c := range ust["conditions"].([]any) {
+			if m, _ := c.(map[string]any); str(m, "type") == "DisruptionAllowed" && ust["observedGeneration"] != nil {
+				m["observedGeneration"] = ust["observedGeneration"]
+			}
+		}
+	}
 	disrupted, _ := ust["disruptedPods"].(map[string]any)
 	if disrupted == nil {
 		disrupted = map[string]any{}
@@ -176,4 +199,36 @@ func intField(m map[string]any, f string) int64 {
 func tooManyRequests(cause string) *cluster.StatusError {
 	return &cluster.StatusError{Code: 429, Reason: cluster.ReasonTooManyRequests, Message: evictionRefused,
 		Causes: []cluster.Cause{{Type: "DisruptionBudget", Message: cause}}}
+}
+
+// budgetRefusal is the cause of a 429 for a budget that allows no
+// disruption: its failed sync, else the healthy pods it lacks, else its
+// DisruptionAllowed condition's reason and message.
+func budgetRefusal(name string, st map[string]any) string {
+	var cond map[string]any
+	conds, _ := st["conditions"].([]any)
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); str(m, "type") == "DisruptionAllowed" {
+			cond = m
+		}
+	}
+	failed := cond != nil && str(cond, "status") == "False" && str(cond, "message") != ""
+	current, desired := intField(st, "currentHealthy"), intField(st, "desiredHealthy")
+	switch {
+	case failed && str(cond, "reason") == "SyncFailed":
+		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", name, str(cond, "message"))
+	case current <= desired:
+		return fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", name, desired, current)
+	case failed:
+		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently (%s): %s", name, str(cond, "reason"), str(cond, "message"))
+	}
+	return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently", name)
+}
+
+// forbiddenByBudget is the eviction's 403 for a budget in a state that
+// forbids any eviction.
+func forbiddenByBudget(name, why, cause string) *cluster.StatusError {
+	return &cluster.StatusError{Code: 403, Reason: cluster.ReasonForbidden, Group: "policy", Kind: "poddisruptionbudget", Name: name,
+		Message: fmt.Sprintf("poddisruptionbudget.policy %q is forbidden: %s", name, why),
+		Causes:  []cluster.Cause{{Type: "DisruptionBudget", Message: cause}}}
 }

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/konverge/konverge/cluster"
@@ -208,4 +209,70 @@ func TestEvictBudgetNotObservedYet(t *testing.T) {
 	s := evictionFixture(t, "Running", true, st, "")
 	wantRefused(t, s.Evict(context.Background(), "default", "p"),
 		"The disruption budget web-pdb is still being processed by the server.")
+}
+
+// The cause of a refusal follows the budget's DisruptionAllowed condition
+// when the budget has the healthy pods it wants (as recorded from
+// kube-apiserver v1.37.1 with hand-written budget statuses).
+func TestEvictRefusalCauses(t *testing.T) {
+	for _, tc := range []struct{ reason, message, cause string }{
+		{"SyncFailed", "boom", "The disruption budget web-pdb does not allow evicting pods currently because it failed sync: boom"},
+		{"Other", "why", "The disruption budget web-pdb does not allow evicting pods currently (Other): why"},
+		{"Other", "", "The disruption budget web-pdb does not allow evicting pods currently"},
+	} {
+		st := budget(0, 2, 1)
+		st["conditions"] = []any{map[string]any{"type": "DisruptionAllowed", "status": "False", "reason": tc.reason, "message": tc.message,
+			"lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(1)}}
+		s := evictionFixture(t, "Running", true, st, "")
+		wantRefused(t, s.Evict(context.Background(), "default", "p"), tc.cause)
+	}
+}
+
+// A budget the disruption controller has not observed yet asks the client
+// to retry in 10 seconds.
+func TestEvictStaleBudgetRetryAfter(t *testing.T) {
+	st := budget(1, 2, 1)
+	st["observedGeneration"] = int64(0)
+	s := evictionFixture(t, "Running", true, st, "")
+	var se *cluster.StatusError
+	if err := s.Evict(context.Background(), "default", "p"); !errors.As(err, &se) || se.RetryAfterSeconds != 10 {
+		t.Fatalf("err = %+v, want a 429 with retryAfterSeconds 10", err)
+	}
+}
+
+// The eviction that uses up the last disruption turns the budget's
+// DisruptionAllowed condition False (InsufficientPods) at once.
+func TestEvictLastDisruptionTurnsConditionFalse(t *testing.T) {
+	st := budget(1, 2, 1)
+	st["conditions"] = []any{map[string]any{"type": "DisruptionAllowed", "status": "True", "reason": "SufficientPods", "message": "",
+		"lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(1)}}
+	s := evictionFixture(t, "Running", true, st, "")
+	if err := s.Evict(context.Background(), "default", "p"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := mustGet(t, s, pdbGVK, "default", "web-pdb")["status"].(map[string]any)
+	conds, _ := after["conditions"].([]any)
+	c, _ := conds[0].(map[string]any)
+	if len(conds) != 1 || c["status"] != "False" || c["reason"] != "InsufficientPods" || c["message"] != "" ||
+		c["lastTransitionTime"] != "2026-03-01T12:00:00Z" || c["observedGeneration"] != int64(1) {
+		t.Fatalf("condition after the last disruption: %v", conds)
+	}
+}
+
+// A budget holding more evictions than the disruption controller has
+// confirmed (over 2,000) forbids any more.
+func TestEvictTooManyPending(t *testing.T) {
+	st := budget(5, 10, 1)
+	pending := map[string]any{}
+	for i := range maxDisruptedPods + 1 {
+		pending["gone-"+strconv.Itoa(i)] = "2026-03-01T12:00:00Z"
+	}
+	st["disruptedPods"] = pending
+	s := evictionFixture(t, "Running", true, st, "")
+	var se *cluster.StatusError
+	err := s.Evict(context.Background(), "default", "p")
+	if !errors.As(err, &se) || se.Code != 403 || se.Reason != cluster.ReasonForbidden ||
+		se.Message != `poddisruptionbudget.policy "web-pdb" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller` {
+		t.Fatalf("err = %+v", err)
+	}
 }
