@@ -170,6 +170,17 @@ func BenchmarkDocument(b *testing.B) {
 			}
 		}
 	})
+	// The same document through go-yaml's node tree, the path of the
+	// documents fastYAML does not take.
+	b.Run("manifest-nodes", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if v, _, err := decodeYAML(data, 0); err != nil || v == nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("kubectl", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))

@@ -129,6 +129,9 @@ func parseYAML(data []byte, line int) (r docResult, ok bool) {
 	if !ok {
 		return docResult{}, false
 	}
+	if v, ok := fastYAML(data); ok {
+		return document(v, docLine, nil, data), true
+	}
 	v, root, err := decodeYAML(data, line-1)
 	if err != nil {
 		r := docResult{line: docLine}
