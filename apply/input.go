@@ -134,6 +134,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 	// other remembered object has; the others are resolved here, and
 	// checked against each other and the remembered ones.
 	seen := make(map[objectKey]*item, len(items)-taken)
+	kinds := &kindCache{m: m}
 	ok := items[:0:0]
 	for _, it := range items {
 		if it.entry != nil {
@@ -143,7 +144,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		if bad[it] {
 			continue
 		}
-		if err := resolve(it, m, crds, opts, set); err != nil {
+		if err := resolve(it, kinds, crds, opts, set); err != nil {
 			errs.add(it, err)
 			continue
 		}
@@ -184,8 +185,44 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 
 func byRank(a, b *item) int { return a.rank() - b.rank() }
 
+// kindCache resolves each kind of an input once: its resource and merge
+// schema, as its Mapper gives them.
+type kindCache struct {
+	m     cluster.Mapper
+	last  schema.GVK
+	hit   *resolvedKind
+	byGVK map[schema.GVK]*resolvedKind
+}
+
+type resolvedKind struct {
+	res cluster.Resource
+	typ *schema.Type
+}
+
+// resourceFor is the Mapper's ResourceFor and Schema of gvk, from the
+// cache when gvk was resolved before. Errors are not kept.
+func (c *kindCache) resourceFor(gvk schema.GVK) (cluster.Resource, *schema.Type, error) {
+	if c.hit != nil && gvk == c.last {
+		return c.hit.res, c.hit.typ, nil
+	}
+	r, ok := c.byGVK[gvk]
+	if !ok {
+		res, err := c.m.ResourceFor(gvk)
+		if err != nil {
+			return res, nil, err
+		}
+		r = &resolvedKind{res: res, typ: c.m.Schema(gvk)}
+		if c.byGVK == nil {
+			c.byGVK = map[schema.GVK]*resolvedKind{}
+		}
+		c.byGVK[gvk] = r
+	}
+	c.last, c.hit = gvk, r
+	return r.res, r.typ, nil
+}
+
 // resolve finds the kind of an item and settles its namespace and labels.
-func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Options, set *prune.ApplySet) error {
+func resolve(it *item, m *kindCache, crds map[schema.GVK]*inputCRD, opts Options, set *prune.ApplySet) error {
 	md := objref.Metadata(it.config)
 	if it.ref.Kind == "" {
 		//lint:ignore ST1005 the message of apimachinery's decoder, as kubectl prints it
@@ -205,10 +242,10 @@ func resolve(it *item, m cluster.Mapper, crds map[schema.GVK]*inputCRD, opts Opt
 		return errors.New("resource name may not be empty")
 	}
 
-	res, err := m.ResourceFor(it.ref.GVK)
+	res, typ, err := m.resourceFor(it.ref.GVK)
 	switch {
 	case err == nil:
-		it.res, it.typ = res, m.Schema(it.ref.GVK)
+		it.res, it.typ = res, typ
 	case crds[it.ref.GVK] != nil:
 		crd := crds[it.ref.GVK]
 		it.crd = crd

@@ -29,12 +29,26 @@ type plan struct {
 	pt    cluster.PatchType
 	data  []byte
 	err   error
+	// annotated and deleting are read from live's metadata while it is
+	// at hand: whether it has a last-applied annotation (not null), and
+	// its deletionTimestamp.
+	annotated bool
+	deleting  string
 }
 
 // makePlan computes what applying it to live takes: kubectl's
 // applyOneObject up to the request, and patcher.go's patchSimple.
 func (r *run) makePlan(it *item, live map[string]any) plan {
 	p := plan{it: it, live: live}
+	var liveAnnotation string
+	if live != nil {
+		md := objref.Metadata(live)
+		ann, _ := md["annotations"].(map[string]any)
+		la := ann[lastapplied.Annotation]
+		p.annotated = la != nil
+		liveAnnotation, _ = la.(string)
+		p.deleting, _ = md["deletionTimestamp"].(string)
+	}
 	if r.opts.ServerSide {
 		p.pt = cluster.ApplyPatchType
 		p.data, p.err = value.Encode(r.ssaConfig(it, live))
@@ -54,10 +68,6 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 	if err != nil {
 		p.err = err
 		return p
-	}
-	var liveAnnotation string
-	if live != nil {
-		liveAnnotation, _ = liveAnnotations(live)[lastapplied.Annotation].(string)
 	}
 	// The config was validated against the kind's schema when the input
 	// was prepared (validateItem); with its annotation it is as valid.

@@ -476,10 +476,10 @@ func (r *run) change(p plan) (Change, error) {
 		}
 	}
 	if p.live != nil {
-		if ann, _ := objref.Metadata(p.live)["annotations"].(map[string]any); ann[lastapplied.Annotation] == nil && !r.opts.ServerSide {
+		if !p.annotated && !r.opts.ServerSide {
 			c.Warnings = append(c.Warnings, missingAnnotationWarning(it))
 		}
-		if dt, _ := objref.Metadata(p.live)["deletionTimestamp"].(string); dt != "" && c.Action != Unchanged {
+		if p.deleting != "" && c.Action != Unchanged {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("Warning: Detected changes to resource %s which is currently being deleted.", it.ref.Name))
 		}
 	}

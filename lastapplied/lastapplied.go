@@ -9,6 +9,7 @@ package lastapplied
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -203,14 +204,16 @@ func annotations(obj map[string]any) map[string]any {
 // (unstructured GetAnnotations/SetAnnotations), it writes a null value back
 // as "".
 func withAnnotation(obj map[string]any, v *string) map[string]any {
-	out := make(map[string]any, len(obj)+1)
-	for k, x := range obj {
-		out[k] = x
+	// maps.Clone copies a small map's memory at once, where a loop of
+	// inserts hashes every key again.
+	out := maps.Clone(obj)
+	if out == nil {
+		out = make(map[string]any, 1)
 	}
 	md, _ := obj["metadata"].(map[string]any)
-	newMD := make(map[string]any, len(md)+1)
-	for k, x := range md {
-		newMD[k] = x
+	newMD := maps.Clone(md)
+	if newMD == nil {
+		newMD = make(map[string]any, 1)
 	}
 	old, _ := md["annotations"].(map[string]any)
 	ann := make(map[string]any, len(old)+1)

@@ -7,6 +7,7 @@
 package objref
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/konverge/konverge/schema"
@@ -102,14 +103,15 @@ func Annotations(obj map[string]any) map[string]string { return StringMap(obj, "
 // WithMetadata returns a copy of obj (sharing all but the top level and
 // metadata) with metadata field set to v, or removed when v is nil.
 func WithMetadata(obj map[string]any, field string, v any) map[string]any {
-	out := make(map[string]any, len(obj)+1)
-	for k, x := range obj {
-		out[k] = x
+	// maps.Clone copies a small map's memory at once, where a loop of
+	// inserts hashes every key again.
+	out := maps.Clone(obj)
+	if out == nil {
+		out = make(map[string]any, 1)
 	}
-	md := Metadata(obj)
-	newMD := make(map[string]any, len(md)+1)
-	for k, x := range md {
-		newMD[k] = x
+	newMD := maps.Clone(Metadata(obj))
+	if newMD == nil {
+		newMD = make(map[string]any, 1)
 	}
 	if v == nil {
 		delete(newMD, field)
