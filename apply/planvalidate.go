@@ -81,6 +81,9 @@ var serverSet = []struct{ field, standIn string }{
 // creationTimestamp) as it would be: live's, or stand-ins where live (a
 // snapshot) has none. Only the metadata maps are copied.
 func asStored(merged, live map[string]any) (map[string]any, map[string]any) {
+	if hasServerSet(merged) && hasServerSet(live) {
+		return merged, live // as the server has them: nothing to settle
+	}
 	mmd, lmd := maps.Clone(objref.Metadata(merged)), maps.Clone(objref.Metadata(live))
 	if mmd == nil {
 		mmd = map[string]any{}
@@ -99,6 +102,18 @@ func asStored(merged, live map[string]any) (map[string]any, map[string]any) {
 	merged, live = maps.Clone(merged), maps.Clone(live)
 	merged["metadata"], live["metadata"] = mmd, lmd
 	return merged, live
+}
+
+// hasServerSet reports whether obj's metadata has every field of
+// serverSet, as an object the server returned has them.
+func hasServerSet(obj map[string]any) bool {
+	md := objref.Metadata(obj)
+	for _, f := range serverSet {
+		if s, _ := md[f.field].(string); s == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // preparedForCreate returns merged as the server validates a create of
