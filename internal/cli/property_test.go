@@ -37,20 +37,30 @@ import (
 // hours; KONVERGE_PROPERTY_SEED replays a run.
 func TestRandomDeployments(t *testing.T) {
 	t.Parallel()
-	iterations, maxReplicas, maxAdvance := 2, 20, time.Hour
+	propertyRuns(t, "KONVERGE_PROPERTY", 3, propertyCluster)
+}
+
+// propertyRuns runs cluster on fresh random states, as the property tests
+// share it: two clusters with counts up to 20 and advances up to an hour,
+// or with PREFIX_DURATION set, clusters until that much time has passed,
+// with counts up to 100,000 and advances up to 1,000 hours; PREFIX_SEED
+// replays a run (each cluster logs its own seed). stream tells the
+// tests' random streams apart.
+func propertyRuns(t *testing.T, prefix string, stream uint64, cluster func(t *testing.T, rng *rand.Rand, maxCount int, maxAdvance time.Duration, stats *propertyStats)) {
+	iterations, maxCount, maxAdvance := 2, 20, time.Hour
 	var until time.Time
-	if v := os.Getenv("KONVERGE_PROPERTY_DURATION"); v != "" {
+	if v := os.Getenv(prefix + "_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			t.Fatalf("KONVERGE_PROPERTY_DURATION=%q: %v", v, err)
+			t.Fatalf("%s_DURATION=%q: %v", prefix, v, err)
 		}
-		until, iterations, maxReplicas, maxAdvance = time.Now().Add(d), 1<<30, 100_000, 1000*time.Hour
+		until, iterations, maxCount, maxAdvance = time.Now().Add(d), 1<<30, 100_000, 1000*time.Hour
 	}
 	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("KONVERGE_PROPERTY_SEED"); v != "" {
+	if v := os.Getenv(prefix + "_SEED"); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			t.Fatalf("KONVERGE_PROPERTY_SEED=%q: %v", v, err)
+			t.Fatalf("%s_SEED=%q: %v", prefix, v, err)
 		}
 		seed = s
 	}
@@ -59,8 +69,8 @@ func TestRandomDeployments(t *testing.T) {
 	for i := 0; i < iterations && (until.IsZero() || time.Now().Before(until)); i++ {
 		iterSeed := seed + uint64(i)
 		ok := t.Run(fmt.Sprintf("cluster-%d", i), func(t *testing.T) {
-			t.Logf("KONVERGE_PROPERTY_SEED=%d", iterSeed)
-			propertyCluster(t, rand.New(rand.NewPCG(iterSeed, 3)), maxReplicas, maxAdvance, stats)
+			t.Logf("%s_SEED=%d", prefix, iterSeed)
+			cluster(t, rand.New(rand.NewPCG(iterSeed, stream)), maxCount, maxAdvance, stats)
 		})
 		if !ok {
 			break

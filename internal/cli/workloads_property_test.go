@@ -37,36 +37,7 @@ import (
 // KONVERGE_WORKLOADS_SEED replays a run.
 func TestRandomWorkloads(t *testing.T) {
 	t.Parallel()
-	iterations, maxCount, maxAdvance := 2, 20, time.Hour
-	var until time.Time
-	if v := os.Getenv("KONVERGE_WORKLOADS_DURATION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("KONVERGE_WORKLOADS_DURATION=%q: %v", v, err)
-		}
-		until, iterations, maxCount, maxAdvance = time.Now().Add(d), 1<<30, 100_000, 1000*time.Hour
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("KONVERGE_WORKLOADS_SEED"); v != "" {
-		s, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("KONVERGE_WORKLOADS_SEED=%q: %v", v, err)
-		}
-		seed = s
-	}
-	t.Logf("seed %d", seed)
-	stats := &propertyStats{reasons: map[string]int{}}
-	for i := 0; i < iterations && (until.IsZero() || time.Now().Before(until)); i++ {
-		iterSeed := seed + uint64(i)
-		ok := t.Run(fmt.Sprintf("cluster-%d", i), func(t *testing.T) {
-			t.Logf("KONVERGE_WORKLOADS_SEED=%d", iterSeed)
-			workloadsCluster(t, rand.New(rand.NewPCG(iterSeed, 5)), maxCount, maxAdvance, stats)
-		})
-		if !ok {
-			break
-		}
-	}
-	t.Log(stats)
+	propertyRuns(t, "KONVERGE_WORKLOADS", 5, workloadsCluster)
 }
 
 // workloadRef is an object the commands act on.
