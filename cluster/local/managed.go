@@ -110,9 +110,11 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	if trackWithLibrary {
 		return t.trackLibrary(res, live, obj)
 	}
-	if live == nil {
+	builtin := t.api.crds[gkOf(res)] == nil
+	create := live == nil
+	if create {
 		var err error
-		if live, err = fieldmgr.EmptyObject(gvk, t.api.crds[gkOf(res)] == nil); err != nil {
+		if live, err = fieldmgr.EmptyObject(gvk, builtin); err != nil {
 			return err
 		}
 	}
@@ -125,8 +127,20 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	if req.hasManagedFields {
 		reqManaged, reqHas = req.managedFields, true
 	}
-	entries, err := fieldmgr.TrackFast(tc, fieldmgr.ResetFields(res, req.subresource), gvk, live, obj, reqManaged, reqHas,
-		t.fieldManagerOf(req.manager), req.subresource, t.now())
+	reset := fieldmgr.ResetFields(res, req.subresource)
+	var entries []any
+	if create && builtin && !reqHas && req.subresource == "" {
+		// A built-in kind's type converter never changes: the field set
+		// of an object shaped as one created before is that one's.
+		scope := "main"
+		if res.Status {
+			scope = "main+status"
+		}
+		entries, err = createdManaged.Track(tc, reset, scope, gvk, live, obj, t.fieldManagerOf(req.manager), t.now())
+	} else {
+		entries, err = fieldmgr.TrackFast(tc, reset, gvk, live, obj, reqManaged, reqHas,
+			t.fieldManagerOf(req.manager), req.subresource, t.now())
+	}
 	if err != nil {
 		// As the field manager's UpdateNoErrors: the stored entries stay.
 		if mf, ok := metadata(live)["managedFields"]; ok {
@@ -143,6 +157,10 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	}
 	return nil
 }
+
+// createdManaged remembers the managedFields of created objects of
+// built-in kinds by their shape.
+var createdManaged fieldmgr.CreateCache
 
 // trackWithLibrary makes trackUpdate use the library's FieldManager
 // (trackLibrary): benchmarks compare the two with it.
