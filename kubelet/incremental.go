@@ -263,6 +263,12 @@ func (k *Kubelet) SyncChanged(ctx context.Context, c cluster.Interface, now time
 		if ch.Group == "" && ch.Kind == "Pod" {
 			visit[podKey{ch.Namespace, ch.Name}] = true
 		}
+		if volumeKind(ch) && len(m.pending) > 0 {
+			// A claim, volume or class changed: the pods waiting for a
+			// node are tried again, as kube-scheduler requeues those
+			// VolumeBinding turned away.
+			m.freed = true
+		}
 	}
 	m.popDue(now, visit)
 	keys := make([]podKey, 0, len(visit))

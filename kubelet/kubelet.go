@@ -477,6 +477,17 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 		return res, k.emit(ctx, c, evs)
 	}
 	target := d.Node
+	if len(d.VolumeBindings) > 0 {
+		ok, err := bindVolumes(ctx, c, d.VolumeBindings)
+		if err != nil {
+			return res, fmt.Errorf("kubelet: bind volumes of pod %s/%s: %w", ns, name, err)
+		}
+		if !ok {
+			res.changed = true
+			return res, nil
+		}
+		res.changed = true
+	}
 	binding := map[string]any{
 		"apiVersion": "v1", "kind": "Binding",
 		"metadata": map[string]any{"name": name, "namespace": ns, "uid": str(md, "uid")},
@@ -522,7 +533,8 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 
 // lookups lets the scheduler read what it reads beside nodes and pods,
 // when it needs it: the labels of namespaces (pod affinity terms'
-// namespaceSelector) and the PodDisruptionBudgets (preemption).
+// namespaceSelector), the claims, volumes and classes (VolumeBinding) and
+// the PodDisruptionBudgets (preemption).
 func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *scheduler.Cluster) {
 	snap.SetNamespaceLabels(func(ns string) map[string]string {
 		o, err := controller.GetShared(ctx, c, nsGVK, "", ns)
@@ -537,6 +549,9 @@ func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *schedu
 		}
 		return labels
 	})
+	if !k.profile.SkipVolumeBinding {
+		snap.SetVolumes(volumeLookups(ctx, c))
+	}
 	snap.SetDisruptionBudgets(func() []map[string]any {
 		if _, err := c.Mapper().ResourceFor(pdbGVK); err != nil {
 			return nil

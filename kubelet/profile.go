@@ -78,6 +78,11 @@ type Profile struct {
 	Images  []Rule    `json:"images,omitempty"`
 	// Nodes are the nodes of the cluster; none: one node, konverge-node.
 	Nodes []NodeSpec `json:"nodes,omitempty"`
+	// SkipVolumeBinding places pods without looking at their claims, as
+	// scripts/stand-in-kubelet.py binds them in the recordings made
+	// without kube-scheduler. It is not read from a profile file: it
+	// exists to replay those recordings.
+	SkipVolumeBinding bool `json:"-"`
 }
 
 // Rule is the behaviour of the containers it matches.

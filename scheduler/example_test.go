@@ -27,3 +27,53 @@ func ExampleCluster_Schedule() {
 	// large
 	// 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.
 }
+
+func ExampleCluster_SetVolumes() {
+	node := func(name string) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"kubernetes.io/hostname": name}},
+			"status":   map[string]any{"allocatable": map[string]any{"cpu": "2", "memory": "4Gi", "pods": "110"}},
+		}
+	}
+	c := scheduler.New([]map[string]any{node("a"), node("b")})
+	// A claim bound to a local volume of node b.
+	claim := map[string]any{
+		"metadata": map[string]any{"name": "data", "namespace": "default",
+			"annotations": map[string]any{"pv.kubernetes.io/bind-completed": "yes"}},
+		"spec": map[string]any{"volumeName": "disk-b"},
+	}
+	volume := map[string]any{
+		"metadata": map[string]any{"name": "disk-b"},
+		"spec": map[string]any{"nodeAffinity": map[string]any{"required": map[string]any{"nodeSelectorTerms": []any{
+			map[string]any{"matchExpressions": []any{map[string]any{"key": "kubernetes.io/hostname", "operator": "In", "values": []any{"b"}}}},
+		}}}},
+	}
+	c.SetVolumes(scheduler.Volumes{
+		Claim: func(ns, name string) map[string]any {
+			if ns == "default" && name == "data" {
+				return claim
+			}
+			return nil
+		},
+		Volume: func(name string) map[string]any {
+			if name == "disk-b" {
+				return volume
+			}
+			return nil
+		},
+	})
+	pod := func(claimName string) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"name": "app", "namespace": "default"},
+			"spec": map[string]any{
+				"containers": []any{map[string]any{"name": "c"}},
+				"volumes":    []any{map[string]any{"name": "d", "persistentVolumeClaim": map[string]any{"claimName": claimName}}},
+			},
+		}
+	}
+	fmt.Println(c.Schedule(pod("data")).Node)
+	fmt.Println(c.Schedule(pod("other")).Message)
+	// Output:
+	// b
+	// 0/2 nodes are available: persistentvolumeclaim "other" not found. not found
+}

@@ -29,6 +29,10 @@ type incoming struct {
 	// no such narrowing).
 	onlyNodes map[string]bool
 
+	// volumes are the pod's claims as VolumeBinding's PreFilter found
+	// them (nil: no claims).
+	volumes *podVolumes
+
 	// Worked out once per Schedule, for the cluster as it is.
 	spreadCounts []map[string]int64
 	podAffinity  *podAffinityState
@@ -270,6 +274,9 @@ func (in *incoming) filterWithout(n *node, gone map[string]bool) *status {
 		return st
 	}
 	if st := in.fitsResources(n, gone); st != nil {
+		return st
+	}
+	if st := in.fitsVolumes(n); st != nil {
 		return st
 	}
 	if st := in.fitsSpread(n, gone); st != nil {

@@ -7,8 +7,11 @@
 // A Cluster holds the nodes and the pods bound to them. Schedule runs the
 // filters of the default profile in kube-scheduler's order (NodeName,
 // NodeUnschedulable, TaintToleration, NodeAffinity with the nodeSelector,
-// NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity), the
-// first that rejects a node giving its reason; scores the nodes that pass
+// NodePorts, NodeResourcesFit, VolumeBinding, PodTopologySpread,
+// InterPodAffinity), the first that rejects a node giving its reason,
+// after VolumeBinding's PreFilter (a claim that does not exist, is lost
+// or is being deleted turns the pod away before any node is looked at);
+// scores the nodes that pass
 // (NodeResourcesFit's least-allocated, BalancedAllocation, the
 // PreferNoSchedule taints, preferred node affinity, PodTopologySpread's
 // ScheduleAnyway constraints or, for a pod that declares none, the
@@ -23,10 +26,22 @@
 // (sparing first the pods a PodDisruptionBudget protects, and preferring
 // the node where the fewest budgets are broken).
 //
-// Not decided here: volumes (VolumeBinding, VolumeZone, volume limits),
-// ImageLocality (the simulated nodes hold no images), and the Services
-// that select a pod in its default spreading (only its controller's
-// pods count).
+// VolumeBinding reads the claims, volumes and classes through the
+// functions SetVolumes gives (see Volumes): a bound claim's volume must
+// exist and its node affinity select the node; a claim of a
+// WaitForFirstConsumer class needs an Available volume of its class the
+// node reaches (the Decision names it, for its claimRef to be set before
+// the pod is bound) or a class that provisions. An unbound claim of
+// another class does not hold the pod back, where kube-scheduler's
+// PreFilter says "pod has unbound immediate PersistentVolumeClaims":
+// the embedded cluster provisions nothing, and every claim of a
+// StatefulSet's volumeClaimTemplates would keep its pod Pending for ever.
+//
+// Not decided here: VolumeZone, volume limits, VolumeRestrictions, the
+// provisioning of a WaitForFirstConsumer claim (its pod is placed
+// without it), ImageLocality (the simulated nodes hold no images), and
+// the Services that select a pod in its default spreading (only its
+// controller's pods count).
 package scheduler
 
 import (
@@ -132,6 +147,8 @@ type Cluster struct {
 	// zone of their node ("" for a node without one): the default
 	// spreading's zone counts without a walk over the nodes.
 	ownerZones map[string]map[string]int
+	// volumes reads the claims, volumes and classes (VolumeBinding).
+	volumes *Volumes
 	// next is where the next search for nodes starts.
 	next int
 }
@@ -353,6 +370,10 @@ type Decision struct {
 	// NominatedNode.
 	NominatedNode string
 	Victims       []string
+	// VolumeBindings are the volumes chosen on Node for the pod's claims
+	// that wait for their first consumer: each volume's claimRef is set
+	// to its claim before the pod is bound.
+	VolumeBindings []VolumeBinding
 }
 
 // Schedule decides where pod goes.
@@ -362,11 +383,19 @@ func (c *Cluster) Schedule(obj map[string]any) Decision {
 	}
 	p := newPod(obj)
 	spec, _ := obj["spec"].(map[string]any)
+	vols, rejected := c.preFilterVolumes(p, spec)
+	if rejected != "" {
+		// A PreFilter rejection: no node is looked at, and preemption
+		// has nothing to go by (kube-scheduler's PostFilter reports its
+		// missing state as "not found").
+		return Decision{Message: fmt.Sprintf("0/%d nodes are available: %s. not found", len(c.nodes), rejected)}
+	}
 	in := newIncoming(c, p, spec)
+	in.volumes = vols
 	// As kube-scheduler, the node an earlier preemption nominated is
 	// tried first, and taken if the pod fits there.
 	if nom := c.byName[strAt(obj, "status", "nominatedNodeName")]; nom != nil && (in.onlyNodes == nil || in.onlyNodes[nom.name]) && in.filter(nom) == nil {
-		return Decision{Node: nom.name}
+		return Decision{Node: nom.name, VolumeBindings: in.volumeBindings(nom.name)}
 	}
 	statuses := make([]*status, len(c.nodes))
 	var feasible []*node
@@ -396,7 +425,8 @@ func (c *Cluster) Schedule(obj map[string]any) Decision {
 			// is by name.
 			sort.Slice(feasible, func(a, b int) bool { return feasible[a].name < feasible[b].name })
 		}
-		return Decision{Node: in.best(feasible).name}
+		best := in.best(feasible).name
+		return Decision{Node: best, VolumeBindings: in.volumeBindings(best)}
 	}
 	msg := fitError(len(c.nodes), statuses, "")
 	d := Decision{}

@@ -52,6 +52,10 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		cronjob.Controller{},
 		job.New(),
 		job.TTLAfterFinished{},
+		// The binder sees a new claim before the scheduler tries the
+		// pods that wait for it again (as kube-controller-manager's
+		// reacts to the claim's creation at once).
+		persistentvolume.Controller{},
 		kubelet.New(p),
 		endpoint.New(),
 		endpointslice.New(),
@@ -59,7 +63,6 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		node.Controller{},
 		disruption.Controller{},
 		podgc.New(),
-		persistentvolume.Controller{},
 		volumeprotection.Controller{},
 		gc.Controller{},
 		controlplane.KubernetesService{Service: local.KubernetesService(), Manager: local.ManagerAPIServer},

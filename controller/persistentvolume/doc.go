@@ -33,8 +33,12 @@
 // it at once, where the real binder binds it at the claim's next resync,
 // up to 15 seconds later, after an Event saying the claim found none.
 //
+// The scheduler's part of WaitForFirstConsumer binding (choosing the
+// volume on the pod's node and setting its claimRef) is the embedded
+// scheduler's (package scheduler, through the kubelet); the binder then
+// completes the binding as for any volume that names its claim.
+//
 // Not done: dynamic provisioning (nobody serves a provisioner in the
-// embedded cluster), the scheduler's part of WaitForFirstConsumer
-// binding, and the Recycle policy's recycler pod (a recycled volume stays
-// Released).
+// embedded cluster) and the Recycle policy's recycler pod (a recycled
+// volume stays Released).
 package persistentvolume
