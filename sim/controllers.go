@@ -59,7 +59,7 @@ func Controllers(p *kubelet.Profile) []controller.Controller {
 		kubelet.New(p),
 		endpoint.New(),
 		endpointslice.New(),
-		endpointslice.Mirroring{},
+		endpointslice.NewMirroring(),
 		node.Controller{},
 		disruption.Controller{},
 		podgc.New(),

@@ -81,41 +81,32 @@ func (c Controller) Sync(ctx context.Context, cl cluster.Interface, now time.Tim
 			return res, fmt.Errorf("deployment: list pods: %w", err)
 		}
 		pods = pl.Items
-		c.m.rebuild(rl.Items, pods)
+		c.m.rebuild(dl.Items, rl.Items, pods)
 	}
 	return syncOwners(ctx, cl, now, c.m, dl.Items, rl.Items, pods)
 }
 
 // SyncChanged implements controller.Incremental: it syncs the Deployments
 // that the writes in changed concern and those whose last sync wrote
-// something, failed, was not reached, or whose requeue time came; the
-// others would write nothing. Without a memory it is Sync.
+// something, failed, was not reached, or whose requeue time came, with
+// their ReplicaSets and the orphans, as the memory holds them: it lists
+// nothing. The others would write nothing. Without a memory it is Sync.
 func (c Controller) SyncChanged(ctx context.Context, cl cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
 	if c.m == nil || !c.m.ok {
 		return c.Sync(ctx, cl, now)
 	}
-	var res controller.Result
-	dl, err := cl.List(ctx, kobj.DeploymentGVK)
-	if err != nil {
-		return res, fmt.Errorf("deployment: list deployments: %w", err)
-	}
-	if len(dl.Items) == 0 {
-		// Nothing to remember: the next sync is a full one.
-		c.m.reset()
-		return res, nil
-	}
-	todo, res, err := c.m.pending(ctx, cl, changed, dl.Items, now)
+	todo, res, err := c.m.pending(ctx, cl, changed, now)
 	if err != nil {
 		return res, fmt.Errorf("deployment: %w", err)
 	}
 	if len(todo) == 0 {
 		return res, nil
 	}
-	rl, err := cl.List(ctx, kobj.ReplicaSetGVK)
-	if err != nil {
-		return res, fmt.Errorf("deployment: list replicasets: %w", err)
+	uids := make(map[string]bool, len(todo))
+	for _, d := range todo {
+		uids[kobj.UID(d)] = true
 	}
-	out, err := syncOwners(ctx, cl, now, c.m, todo, rl.Items, nil)
+	out, err := syncOwners(ctx, cl, now, c.m, todo, c.m.replicaSets(uids), nil)
 	return res.Merge(out), err
 }
 

@@ -20,11 +20,15 @@ import (
 // returns the state after each step: Deployments' specs, statuses and
 // annotations, ReplicaSets' names, replicas and annotations, pods' names
 // and readiness, and the Events.
-func randomRun(t *testing.T, seed uint64, ctl controller.Controller) []string {
+func randomRun(t *testing.T, seed uint64, ctls []controller.Controller, budget bool) []string {
 	e := newEnv(t)
 	r := rand.New(rand.NewPCG(seed, 7))
 	e.ready = func(p map[string]any) bool { return r.IntN(4) != 0 }
-	ctls := []controller.Controller{ctl, replicaset.Controller{}}
+	if budget {
+		// Syncs cut short as the client rate limit cuts them.
+		n := 0
+		e.Budget = func() int { n++; return 1 + n*5%7 }
+	}
 	names := []string{"a", "b", "c", "d"}
 	for _, n := range names[:2] {
 		e.create(deploymentObj(n, int64(1+r.IntN(4)), "img:1"))
@@ -91,8 +95,26 @@ func dump(e *env) string {
 func TestIncrementalSameWrites(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			full := randomRun(t, seed, deployment.Controller{})
-			inc := randomRun(t, seed, deployment.New())
+			full := randomRun(t, seed, []controller.Controller{deployment.Controller{}, replicaset.Controller{}}, false)
+			inc := randomRun(t, seed, []controller.Controller{deployment.New(), replicaset.Controller{}}, false)
+			for i := range full {
+				if full[i] != inc[i] {
+					t.Fatalf("step %d: incremental and full syncs differ:\nfull:\n%s\nincremental:\n%s", i, full[i], inc[i])
+				}
+			}
+		})
+	}
+}
+
+// The same with both the Deployment and the ReplicaSet controllers
+// incremental, and every sync cut short by a budget of writes, as the
+// client rate limit cuts them: the Deployments and ReplicaSets not
+// reached are synced at the next sync, as a full sync would.
+func TestIncrementalSameWritesThrottled(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			full := randomRun(t, seed, []controller.Controller{deployment.Controller{}, replicaset.Controller{}}, true)
+			inc := randomRun(t, seed, []controller.Controller{deployment.New(), replicaset.New()}, true)
 			for i := range full {
 				if full[i] != inc[i] {
 					t.Fatalf("step %d: incremental and full syncs differ:\nfull:\n%s\nincremental:\n%s", i, full[i], inc[i])

@@ -11,34 +11,51 @@ import (
 	"github.com/konverge/konverge/controller/internal/reconcile"
 )
 
-// memory is what New's controller keeps between syncs: the controller of
-// each ReplicaSet and pod as it last saw them (so that a write, a deletion
-// included, names the Deployment it concerns), and the Deployments whose
-// last sync wrote nothing, with their requeue times.
+// memory is what New's controller keeps between syncs: the Deployments
+// and their work queue (reconcile.Queue: a Deployment leaves it when its
+// sync wrote nothing, and is queued again by a write that concerns it or
+// when its requeue time comes), the ReplicaSets by controller (so that a
+// sync reads those of the Deployments it syncs without listing them all,
+// and a write, a deletion included, names the Deployment it concerns),
+// and the controller of each pod.
 type memory struct {
 	// ok: rebuild ran and every sync since was given the writes between.
 	ok bool
+	q  reconcile.Queue
+	// depUID: a Deployment uid's key.
+	depUID map[string]reconcile.Key
 	// rs: a ReplicaSet's uid and controller uid ("": an orphan).
 	rs map[reconcile.Key]rsInfo
+	// rsObj: the ReplicaSets; rsByCtrl: their keys by controller uid
+	// ("": the orphans).
+	rsObj    map[reconcile.Key]map[string]any
+	rsByCtrl map[string]map[reconcile.Key]bool
 	// rsOwner: a ReplicaSet uid's controller uid.
 	rsOwner map[string]string
 	// pods: a pod's controller uid (a ReplicaSet's).
-	pods  map[reconcile.Key]string
-	clean reconcile.Clean
+	pods map[reconcile.Key]string
 }
 
 type rsInfo struct{ uid, ctrl string }
 
 func (m *memory) reset() { *m = memory{} }
 
-// rebuild starts the memory again from every ReplicaSet and pod.
-func (m *memory) rebuild(rss, pods []map[string]any) {
+// rebuild starts the memory again from every Deployment (all queued),
+// ReplicaSet and pod.
+func (m *memory) rebuild(deps, rss, pods []map[string]any) {
 	*m = memory{
-		ok:      true,
-		rs:      make(map[reconcile.Key]rsInfo, len(rss)),
-		rsOwner: make(map[string]string, len(rss)),
-		pods:    make(map[reconcile.Key]string, len(pods)),
-		clean:   reconcile.Clean{},
+		ok:       true,
+		q:        reconcile.Queue{GVK: kobj.DeploymentGVK},
+		depUID:   make(map[string]reconcile.Key, len(deps)),
+		rs:       make(map[reconcile.Key]rsInfo, len(rss)),
+		rsObj:    make(map[reconcile.Key]map[string]any, len(rss)),
+		rsByCtrl: map[string]map[reconcile.Key]bool{},
+		rsOwner:  make(map[string]string, len(rss)),
+		pods:     make(map[reconcile.Key]string, len(pods)),
+	}
+	m.q.Rebuild(deps)
+	for _, d := range deps {
+		m.depUID[kobj.UID(d)] = reconcile.KeyOf(d)
 	}
 	for _, rs := range rss {
 		m.setRS(reconcile.KeyOf(rs), rs)
@@ -48,17 +65,49 @@ func (m *memory) rebuild(rss, pods []map[string]any) {
 	}
 }
 
+// replicaSets returns, in List order, the ReplicaSets controlled by the
+// Deployments of uids and the orphans.
+func (m *memory) replicaSets(uids map[string]bool) []map[string]any {
+	var keys []reconcile.Key
+	for uid := range uids {
+		for k := range m.rsByCtrl[uid] {
+			keys = append(keys, k)
+		}
+	}
+	for k := range m.rsByCtrl[""] {
+		keys = append(keys, k)
+	}
+	reconcile.SortKeys(keys)
+	out := make([]map[string]any, len(keys))
+	for i, k := range keys {
+		out[i] = m.rsObj[k]
+	}
+	return out
+}
+
 // setRS records rs (nil: gone) as key and returns what it replaces.
 func (m *memory) setRS(key reconcile.Key, rs map[string]any) (old rsInfo, had bool) {
 	old, had = m.rs[key]
 	if had {
 		delete(m.rsOwner, old.uid)
 		delete(m.rs, key)
+		delete(m.rsObj, key)
+		delete(m.rsByCtrl[old.ctrl], key)
+		if len(m.rsByCtrl[old.ctrl]) == 0 {
+			delete(m.rsByCtrl, old.ctrl)
+		}
 	}
 	if rs != nil {
 		info := rsInfo{uid: kobj.UID(rs), ctrl: kobj.ControllerUID(rs)}
 		m.rs[key] = info
 		m.rsOwner[info.uid] = info.ctrl
+		m.rsObj[key] = rs
+		set := m.rsByCtrl[info.ctrl]
+		if set == nil {
+			set = map[reconcile.Key]bool{}
+			m.rsByCtrl[info.ctrl] = set
+		}
+		set[key] = true
 	}
 	return old, had
 }
@@ -79,64 +128,70 @@ func (m *memory) Synced(owner map[string]any, wrote bool, requeue time.Time) {
 	if !m.ok {
 		return
 	}
-	m.clean.Record(reconcile.KeyOf(owner), wrote, requeue)
+	m.q.Synced(owner, wrote, requeue)
 }
 
 // pending brings the memory up to date with the writes in changed and
-// returns the Deployments (of all, in List order) to sync at now: those
-// the writes concern (the Deployment; a ReplicaSet it controls, or an
-// orphan of its namespace, before or after the write; a pod of such a
+// returns the Deployments (in List order) to sync at now: those the
+// writes concern (the Deployment; a ReplicaSet it controls, or an orphan
+// of its namespace, before or after the write; a pod of such a
 // ReplicaSet; its Events, namespace, quotas and limits), and those whose
 // last sync wrote something, failed or was not reached, or whose requeue
-// time came. The others' requeue times are in res. The returned
-// Deployments count as not clean until their sync says otherwise, so
-// that those a throttled sync does not reach are synced at the next.
-func (m *memory) pending(ctx context.Context, c cluster.Interface, changed []controller.Key, all []map[string]any, now time.Time) (todo []map[string]any, res controller.Result, err error) {
+// time came. The others' earliest requeue time is in res. The returned
+// Deployments stay queued until their sync says otherwise, so that those
+// a throttled sync does not reach are synced at the next.
+func (m *memory) pending(ctx context.Context, c cluster.Interface, changed []controller.Key, now time.Time) (todo []map[string]any, res controller.Result, err error) {
 	d := reconcile.NewDirty()
-	byUID := make(map[string]reconcile.Key, len(all))
-	for _, o := range all {
-		byUID[kobj.UID(o)] = reconcile.KeyOf(o)
-	}
 	owner := func(uid string) {
-		if key, ok := byUID[uid]; ok {
+		if key, ok := m.depUID[uid]; ok {
 			d.Owners[key] = true
 		}
 	}
-	// ReplicaSets first, so that the pods of a new one find it.
+	// Deployments and ReplicaSets first, so that the pods of a new one
+	// find it.
 	for _, k := range changed {
-		if k.Group != "apps" || k.Kind != "ReplicaSet" {
-			continue
-		}
-		key := reconcile.Key{k.Namespace, k.Name}
-		var rs map[string]any
-		if !k.Deleted {
-			got, err := controller.GetShared(ctx, c, kobj.ReplicaSetGVK, k.Namespace, k.Name)
-			if err != nil && !cluster.IsNotFound(err) {
-				return nil, res, fmt.Errorf("get replicaset %s/%s: %w", k.Namespace, k.Name, err)
+		switch {
+		case m.q.Is(k):
+			old, cur, err := m.q.Update(ctx, c, k)
+			if err != nil {
+				return nil, res, err
 			}
-			rs = got
-		}
-		old, had := m.setRS(key, rs)
-		if had {
-			if old.ctrl == "" {
-				d.NS[k.Namespace] = true
+			if old != nil {
+				delete(m.depUID, kobj.UID(old))
 			}
-			owner(old.ctrl)
-		}
-		if rs != nil {
-			ctrl := kobj.ControllerUID(rs)
-			if ctrl == "" {
-				// An orphan: any Deployment of its namespace may adopt it.
-				d.NS[k.Namespace] = true
+			if cur != nil {
+				m.depUID[kobj.UID(cur)] = reconcile.KeyOf(cur)
 			}
-			owner(ctrl)
+		case k.Group == "apps" && k.Kind == "ReplicaSet":
+			key := reconcile.Key{k.Namespace, k.Name}
+			var rs map[string]any
+			if !k.Deleted {
+				got, err := controller.GetShared(ctx, c, kobj.ReplicaSetGVK, k.Namespace, k.Name)
+				if err != nil && !cluster.IsNotFound(err) {
+					return nil, res, fmt.Errorf("get replicaset %s/%s: %w", k.Namespace, k.Name, err)
+				}
+				rs = got
+			}
+			old, had := m.setRS(key, rs)
+			if had {
+				if old.ctrl == "" {
+					d.NS[k.Namespace] = true
+				}
+				owner(old.ctrl)
+			}
+			if rs != nil {
+				ctrl := kobj.ControllerUID(rs)
+				if ctrl == "" {
+					// An orphan: any Deployment of its namespace may adopt it.
+					d.NS[k.Namespace] = true
+				}
+				owner(ctrl)
+			}
 		}
 	}
 	for _, k := range changed {
 		switch {
-		case k.Group == "apps" && k.Kind == "ReplicaSet":
-		case k.Group == "apps" && k.Kind == "Deployment":
-			d.Owners[reconcile.Key{k.Namespace, k.Name}] = true
+		case m.q.Is(k), k.Group == "apps" && k.Kind == "ReplicaSet":
 		case d.Namespaced(k):
 		case k.Group == "" && k.Kind == "Pod":
 			key := reconcile.Key{k.Namespace, k.Name}
@@ -159,15 +214,7 @@ func (m *memory) pending(ctx context.Context, c cluster.Interface, changed []con
 			}
 		}
 	}
-	for _, o := range all {
-		key := reconcile.KeyOf(o)
-		if at, skip := m.clean.Skip(d, key, now); skip {
-			res = res.Merge(controller.Result{RequeueAt: at})
-			continue
-		}
-		todo = append(todo, o)
-		delete(m.clean, key)
-	}
-	m.clean.Forget(all)
-	return todo, res, nil
+	m.q.AddDirty(d)
+	todo, next := m.q.Due(now)
+	return todo, controller.Result{RequeueAt: next}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/controller/internal/svcpods"
 	"github.com/konverge/konverge/value"
 )
@@ -61,79 +62,103 @@ func (ctl Controller) Reset() {
 	}
 }
 
-// Sync reconciles the Endpoints of every Service once.
+// Sync reconciles the Endpoints of every Service once. A write that the
+// client rate limit holds back ends the sync without an error: the
+// Services after it are synced at the next.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	if ctl.m != nil {
-		ctl.m.Start()
+	svcs, err := c.List(ctx, svcpods.ServiceGVK)
+	if err != nil {
+		return controller.Result{}, fmt.Errorf("endpoint: list services: %w", err)
 	}
-	return ctl.sync(ctx, c, now, nil, false)
+	eps, err := c.List(ctx, svcpods.EndpointsGVK)
+	if err != nil {
+		return controller.Result{}, fmt.Errorf("endpoint: list endpoints: %w", err)
+	}
+	m := svcpods.Start(ctl.m, svcs.Items, nil, kinds)
+	for _, e := range eps.Items {
+		if k := reconcile.KeyOf(e); m.Service(k) == nil {
+			m.Orphan(k)
+		}
+	}
+	return sync(ctx, c, now, m)
 }
 
-// SyncChanged implements controller.Incremental: the Services that
-// changed writes concern, and those whose last sync wrote something,
-// are synced; the others would write nothing.
+// kinds are the writes that concern the controller.
+var kinds = svcpods.Kinds{Own: svcpods.EndpointsGVK, ByName: true}
+
+// SyncChanged implements controller.Incremental: the Services queued
+// (see svcpods.Memory) are synced, without listing anything; the others
+// would write nothing.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
 	if !ctl.m.Valid() {
 		return ctl.Sync(ctx, c, now)
 	}
-	return ctl.sync(ctx, c, now, changed, true)
+	if err := ctl.m.Changed(ctx, c, changed, kinds); err != nil {
+		return controller.Result{}, fmt.Errorf("endpoint: %w", err)
+	}
+	return sync(ctx, c, now, ctl.m)
 }
 
-func (ctl Controller) sync(ctx context.Context, c cluster.Interface, now time.Time, changes []controller.Key, incremental bool) (controller.Result, error) {
+// sync syncs the Services m queues, in List order, then deletes the
+// Endpoints it managed of Services that are gone.
+func sync(ctx context.Context, c cluster.Interface, now time.Time, m *svcpods.Memory) (controller.Result, error) {
 	var res controller.Result
-	svcs, err := c.List(ctx, svcpods.ServiceGVK)
-	if err != nil {
-		return res, fmt.Errorf("endpoint: list services: %w", err)
-	}
-	var dirty svcpods.Dirty
-	if incremental {
-		if dirty, err = ctl.m.Dirty(ctx, c, changes, svcs.Items, svcpods.Kinds{Own: svcpods.EndpointsGVK, ByName: true}); err != nil {
+	for _, svc := range m.Due() {
+		if !svcpods.Served(svc) {
+			m.Synced(svc, false)
+			continue
+		}
+		pods, err := m.Pods(ctx, c)
+		if err != nil {
 			return res, fmt.Errorf("endpoint: %w", err)
 		}
-	}
-	eps, err := c.List(ctx, svcpods.EndpointsGVK)
-	if err != nil {
-		return res, fmt.Errorf("endpoint: list endpoints: %w", err)
-	}
-	existing := map[string]map[string]any{}
-	for _, e := range eps.Items {
-		existing[kobj.Namespace(e)+"/"+kobj.Name(e)] = e
-	}
-	services := map[string]bool{}
-	var pods *svcpods.Pods
-	for _, svc := range svcs.Items {
-		key := kobj.Namespace(svc) + "/" + kobj.Name(svc)
-		services[key] = true
-		if !svcpods.Served(svc) {
-			continue
+		ns, name := kobj.Namespace(svc), kobj.Name(svc)
+		current, err := controller.GetShared(ctx, c, svcpods.EndpointsGVK, ns, name)
+		if err != nil && !cluster.IsNotFound(err) {
+			return res, fmt.Errorf("endpoint: get endpoints %s/%s: %w", ns, name, err)
 		}
-		if incremental && ctl.m.Clean(dirty, svc) {
-			continue
+		changed, err := syncService(ctx, c, now, svc, pods.Selected(svc), current)
+		m.Synced(svc, changed || err != nil)
+		res.Changed = res.Changed || changed
+		if controller.IsThrottled(err) {
+			// The client waits for a token (the runner wakes the
+			// controller then): the Services not reached are synced at
+			// the next sync.
+			return res, nil
 		}
-		if pods == nil {
-			if pods, err = ctl.m.Pods(ctx, c); err != nil {
-				return res, fmt.Errorf("endpoint: %w", err)
-			}
-		}
-		changed, err := syncService(ctx, c, now, svc, pods.Selected(svc), existing[key])
 		if err != nil {
 			return res, err
 		}
-		ctl.m.Synced(svc, changed)
-		res.Changed = res.Changed || changed
 	}
-	ctl.m.Forget(svcs.Items)
 	// The Endpoints of Services that are gone go with them.
-	for key, e := range existing {
-		if services[key] || kobj.Labels(e)[LabelManagedBy] != ControllerName {
+	for _, k := range m.Orphans() {
+		if m.Service(k) != nil {
+			m.Adopted(k)
 			continue
 		}
-		if err := c.Delete(ctx, svcpods.EndpointsGVK, kobj.Namespace(e), kobj.Name(e)); err != nil && !cluster.IsNotFound(err) {
+		e, err := controller.GetShared(ctx, c, svcpods.EndpointsGVK, k[0], k[1])
+		if cluster.IsNotFound(err) {
+			m.Adopted(k)
+			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("endpoint: get endpoints %s/%s: %w", k[0], k[1], err)
+		}
+		if kobj.Labels(e)[LabelManagedBy] != ControllerName {
+			m.Adopted(k)
+			continue
+		}
+		err = c.Delete(ctx, svcpods.EndpointsGVK, k[0], k[1])
+		if controller.IsThrottled(err) {
+			return res, nil
+		}
+		if err != nil && !cluster.IsNotFound(err) {
 			if _, ok := err.(*cluster.StatusError); !ok {
-				return res, fmt.Errorf("endpoint: delete %s: %w", key, err)
+				return res, fmt.Errorf("endpoint: delete %s/%s: %w", k[0], k[1], err)
 			}
-			continue
+			continue // refused: tried again at the next sync
 		}
+		m.Adopted(k)
 		res.Changed = true
 	}
 	return res, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/controller/internal/svcpods"
 	"github.com/konverge/konverge/value"
 )
@@ -65,91 +66,83 @@ func (ctl Controller) Reset() {
 	}
 }
 
-// Sync reconciles the EndpointSlices of every Service once.
+// Sync reconciles the EndpointSlices of every Service once. A write
+// that the client rate limit holds back ends the sync without an error:
+// the Services after it are synced at the next.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
-	if ctl.m != nil {
-		ctl.m.Start()
+	svcs, err := c.List(ctx, svcpods.ServiceGVK)
+	if err != nil {
+		return controller.Result{}, fmt.Errorf("endpointslice: list services: %w", err)
 	}
-	return ctl.sync(ctx, c, now, nil, false)
+	sl, err := c.List(ctx, svcpods.EndpointSliceGVK)
+	if err != nil {
+		return controller.Result{}, fmt.Errorf("endpointslice: list slices: %w", err)
+	}
+	return sync(ctx, c, now, svcpods.Start(ctl.m, svcs.Items, sl.Items, kinds))
 }
 
-// SyncChanged implements controller.Incremental: the Services that
-// changed writes concern, and those whose last sync wrote something,
-// are synced; the others would write nothing.
+// kinds are the writes that concern the controller.
+var kinds = svcpods.Kinds{Own: svcpods.EndpointSliceGVK, Nodes: true}
+
+// SyncChanged implements controller.Incremental: the Services queued
+// (see svcpods.Memory) are synced, without listing anything but the
+// Nodes; the others would write nothing.
 func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
 	if !ctl.m.Valid() {
 		return ctl.Sync(ctx, c, now)
 	}
-	return ctl.sync(ctx, c, now, changed, true)
+	if err := ctl.m.Changed(ctx, c, changed, kinds); err != nil {
+		return controller.Result{}, fmt.Errorf("endpointslice: %w", err)
+	}
+	return sync(ctx, c, now, ctl.m)
 }
 
-func (ctl Controller) sync(ctx context.Context, c cluster.Interface, now time.Time, changes []controller.Key, incremental bool) (controller.Result, error) {
+// sync syncs the Services m queues, in List order.
+func sync(ctx context.Context, c cluster.Interface, now time.Time, m *svcpods.Memory) (controller.Result, error) {
 	var res controller.Result
-	svcs, err := c.List(ctx, svcpods.ServiceGVK)
-	if err != nil {
-		return res, fmt.Errorf("endpointslice: list services: %w", err)
-	}
-	var dirty svcpods.Dirty
-	if incremental {
-		if dirty, err = ctl.m.Dirty(ctx, c, changes, svcs.Items, svcpods.Kinds{Own: svcpods.EndpointSliceGVK, Nodes: true}); err != nil {
+	var nodes map[string]map[string]any
+	for _, svc := range m.Due() {
+		if !svcpods.Served(svc) {
+			m.Synced(svc, false)
+			continue
+		}
+		pods, err := m.Pods(ctx, c)
+		if err != nil {
 			return res, fmt.Errorf("endpointslice: %w", err)
 		}
-	}
-	var served []map[string]any
-	for _, svc := range svcs.Items {
-		if !svcpods.Served(svc) {
-			continue
+		if nodes == nil {
+			nodes = map[string]map[string]any{}
+			if nl, err := c.List(ctx, kobj.NodeGVK); err == nil {
+				for _, n := range nl.Items {
+					nodes[kobj.Name(n)] = n
+				}
+			}
 		}
-		if incremental && ctl.m.Clean(dirty, svc) {
-			continue
+		var existing []map[string]any
+		for _, s := range m.Own(reconcile.KeyOf(svc)) {
+			if kobj.Labels(s)[LabelManagedBy] == ControllerName && !kobj.Deleting(s) {
+				existing = append(existing, s)
+			}
 		}
-		served = append(served, svc)
-	}
-	ctl.m.Forget(svcs.Items)
-	if len(served) == 0 {
-		return res, nil
-	}
-	pods, err := ctl.m.Pods(ctx, c)
-	if err != nil {
-		return res, fmt.Errorf("endpointslice: %w", err)
-	}
-	sl, err := c.List(ctx, svcpods.EndpointSliceGVK)
-	if err != nil {
-		return res, fmt.Errorf("endpointslice: list slices: %w", err)
-	}
-	slices := map[string][]map[string]any{}
-	for _, s := range sl.Items {
-		l := kobj.Labels(s)
-		if l[LabelServiceName] != "" {
-			ctl.m.Owned(kobj.Namespace(s), kobj.Name(s), l[LabelServiceName])
-		}
-		if l[LabelManagedBy] != ControllerName || l[LabelServiceName] == "" || kobj.Deleting(s) {
-			continue
-		}
-		key := kobj.Namespace(s) + "/" + l[LabelServiceName]
-		slices[key] = append(slices[key], s)
-	}
-	nodes := map[string]map[string]any{}
-	if nl, err := c.List(ctx, kobj.NodeGVK); err == nil {
-		for _, n := range nl.Items {
-			nodes[kobj.Name(n)] = n
-		}
-	}
-	for _, svc := range served {
 		r := &reconciler{ctx: ctx, c: c, now: now, svc: svc, nodes: nodes}
 		r.pods = pods.Selected(svc)
-		if err := r.reconcile(r.pods, slices[kobj.Namespace(svc)+"/"+kobj.Name(svc)]); err != nil {
-			if _, ok := err.(*cluster.StatusError); !ok {
-				return res, err
-			}
-			msg := fmt.Sprintf("Error updating Endpoint Slices for Service %s/%s: %v", kobj.Namespace(svc), kobj.Name(svc), err)
-			if _, err := event.Emit(ctx, c, event.Event{Involved: svc, Type: event.Warning, Reason: "FailedToUpdateEndpointSlices", Message: msg, Component: Component, Time: now}); err != nil {
-				return res, err
-			}
+		err = r.reconcile(r.pods, existing)
+		if se, ok := err.(*cluster.StatusError); ok {
+			msg := fmt.Sprintf("Error updating Endpoint Slices for Service %s/%s: %v", kobj.Namespace(svc), kobj.Name(svc), se)
+			_, err = event.Emit(ctx, c, event.Event{Involved: svc, Type: event.Warning, Reason: "FailedToUpdateEndpointSlices", Message: msg, Component: Component, Time: now})
 			r.changed = true
 		}
-		ctl.m.Synced(svc, r.changed)
+		m.Synced(svc, r.changed || err != nil)
 		res.Changed = res.Changed || r.changed
+		if controller.IsThrottled(err) {
+			// The client waits for a token (the runner wakes the
+			// controller then): the Services not reached are synced at
+			// the next sync.
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
 	}
 	return res, nil
 }

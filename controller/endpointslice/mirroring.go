@@ -15,6 +15,7 @@ import (
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/event"
 	"github.com/konverge/konverge/controller/internal/kobj"
+	"github.com/konverge/konverge/controller/internal/reconcile"
 	"github.com/konverge/konverge/controller/internal/svcpods"
 	"github.com/konverge/konverge/value"
 )
@@ -44,75 +45,181 @@ const (
 // family and set of ports, labelled and annotated as the Endpoints (but
 // kubectl's last-applied configuration and the trigger time), unless the
 // Endpoints are labelled endpointslice.kubernetes.io/skip-mirror: "true".
-// The zero value is ready to use.
-type Mirroring struct{}
+// The zero value syncs every Endpoints object in every sync; NewMirroring
+// returns one that remembers (an incremental controller, one per runner).
+type Mirroring struct {
+	m *mirrorMemory
+}
 
-var _ controller.Controller = Mirroring{}
+// NewMirroring returns an incremental mirroring controller: SyncChanged
+// syncs only the Endpoints objects queued (see reconcile.Queue) by a
+// write of the Endpoints, of the Service of their name, of their
+// mirrored slices or of their namespace, or whose last sync wrote
+// something or was not reached, without listing anything.
+func NewMirroring() Mirroring {
+	return Mirroring{m: &mirrorMemory{}}
+}
+
+// mirrorMemory is what NewMirroring's controller keeps between syncs: the
+// Endpoints objects and their queue, the mirrored slices by Endpoints, and
+// the Endpoints names whose mirrored slices may have lost their Endpoints.
+type mirrorMemory struct {
+	q      reconcile.Queue
+	slices svcpods.Groups
+	// orphans: the slices of these Endpoints names are deleted unless
+	// the Endpoints exist.
+	orphans map[reconcile.Key]bool
+}
+
+func newMirrorMemory() *mirrorMemory {
+	return &mirrorMemory{
+		q:      reconcile.Queue{GVK: svcpods.EndpointsGVK},
+		slices: svcpods.Groups{GVK: svcpods.EndpointSliceGVK, Of: mirroredBy},
+	}
+}
+
+// mirroredBy names the Endpoints a slice mirrors, for the slices this
+// controller manages.
+func mirroredBy(s map[string]any) (string, bool) {
+	l := kobj.Labels(s)
+	if l[LabelManagedBy] != MirroringControllerName || kobj.Deleting(s) {
+		return "", false
+	}
+	return l[LabelServiceName], true
+}
+
+var _ controller.Incremental = Mirroring{}
 
 // Name implements controller.Controller.
 func (Mirroring) Name() string { return "endpointslicemirroring" }
 
-// Sync mirrors every Endpoints object once.
-func (Mirroring) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
+// Reset forgets what the controller remembers: the next sync is a full
+// one.
+func (ctl Mirroring) Reset() {
+	if ctl.m != nil {
+		*ctl.m = mirrorMemory{}
+	}
+}
+
+// Sync mirrors every Endpoints object once. A write that the client rate
+// limit holds back ends the sync without an error: the Endpoints after
+// it are mirrored at the next.
+func (ctl Mirroring) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	var res controller.Result
-	eps, err := c.List(ctx, svcpods.EndpointsGVK)
+	eps, err := reconcile.ListShared(ctx, c, svcpods.EndpointsGVK)
 	if err != nil {
-		return res, fmt.Errorf("endpointslicemirroring: list endpoints: %w", err)
+		return res, fmt.Errorf("endpointslicemirroring: %w", err)
 	}
-	sl, err := c.List(ctx, svcpods.EndpointSliceGVK)
+	sl, err := reconcile.ListShared(ctx, c, svcpods.EndpointSliceGVK)
 	if err != nil {
-		return res, fmt.Errorf("endpointslicemirroring: list slices: %w", err)
+		return res, fmt.Errorf("endpointslicemirroring: %w", err)
 	}
-	mirrored := map[string][]map[string]any{}
-	var keys []string
-	for _, s := range sl.Items {
-		l := kobj.Labels(s)
-		if l[LabelManagedBy] != MirroringControllerName || kobj.Deleting(s) {
-			continue
+	m := ctl.m
+	if m == nil {
+		m = &mirrorMemory{}
+	}
+	*m = *newMirrorMemory()
+	m.q.Rebuild(eps)
+	m.slices.Rebuild(sl)
+	m.orphans = map[reconcile.Key]bool{}
+	for _, k := range m.slices.Keys() {
+		if m.q.Get(k) == nil {
+			m.orphans[k] = true
 		}
-		key := kobj.Namespace(s) + "/" + l[LabelServiceName]
-		if mirrored[key] == nil {
-			keys = append(keys, key)
+	}
+	return m.run(ctx, c, now)
+}
+
+// SyncChanged implements controller.Incremental.
+func (ctl Mirroring) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	m := ctl.m
+	if m == nil || !m.q.OK {
+		return ctl.Sync(ctx, c, now)
+	}
+	d := reconcile.NewDirty()
+	for _, k := range changed {
+		key := reconcile.Key{k.Namespace, k.Name}
+		switch {
+		case m.q.Is(k):
+			_, cur, err := m.q.Update(ctx, c, k)
+			if err != nil {
+				return controller.Result{}, fmt.Errorf("endpointslicemirroring: %w", err)
+			}
+			if cur == nil {
+				m.orphans[key] = true
+			}
+		case k.Group == "" && k.Kind == "Service":
+			d.Owners[key] = true
+		case m.slices.Is(k):
+			left, joined, err := m.slices.Update(ctx, c, k)
+			if err != nil {
+				return controller.Result{}, fmt.Errorf("endpointslicemirroring: %w", err)
+			}
+			for _, g := range []reconcile.Key{left, joined} {
+				if g == (reconcile.Key{}) {
+					continue
+				}
+				d.Owners[g] = true
+				if m.q.Get(g) == nil {
+					m.orphans[g] = true
+				}
+			}
+		case d.Namespaced(k):
 		}
-		mirrored[key] = append(mirrored[key], s)
 	}
-	svcs, err := c.List(ctx, svcpods.ServiceGVK)
-	if err != nil {
-		return res, fmt.Errorf("endpointslicemirroring: list services: %w", err)
-	}
-	services := map[string]map[string]any{}
-	for _, s := range svcs.Items {
-		services[kobj.Namespace(s)+"/"+kobj.Name(s)] = s
-	}
-	m := &mirror{ctx: ctx, c: c, now: now}
-	seen := map[string]bool{}
-	for _, ep := range eps.Items {
-		key := kobj.Namespace(ep) + "/" + kobj.Name(ep)
-		seen[key] = true
-		svc := services[key]
+	m.q.AddDirty(d)
+	return m.run(ctx, c, now)
+}
+
+// run mirrors the Endpoints queued, then deletes the slices of
+// Endpoints that are gone.
+func (m *mirrorMemory) run(ctx context.Context, c cluster.Interface, now time.Time) (res controller.Result, _ error) {
+	todo, _ := m.q.Due(now)
+	mr := &mirror{ctx: ctx, c: c, now: now}
+	defer func() { res.Changed = mr.changed }()
+	for _, ep := range todo {
+		key := reconcile.KeyOf(ep)
+		before := mr.writes
+		svc, err := controller.GetShared(ctx, c, svcpods.ServiceGVK, key[0], key[1])
+		if err != nil && !cluster.IsNotFound(err) {
+			return res, fmt.Errorf("endpointslicemirroring: get service %s/%s: %w", key[0], key[1], err)
+		}
 		_, hasSelector := kobj.Map(svc, "spec")["selector"].(map[string]any)
 		_, leader := kobj.Map(ep, "metadata", "annotations")[leaderAnnotation]
 		if svc == nil || hasSelector || leader || kobj.Labels(ep)["endpointslice.kubernetes.io/skip-mirror"] == "true" {
-			if err := m.deleteAll(mirrored[key]); err != nil {
-				return res, err
-			}
-			continue
-		}
-		if err := m.reconcile(ep, mirrored[key]); err != nil {
-			if _, ok := err.(*cluster.StatusError); !ok {
-				return res, err
+			err = mr.deleteAll(m.slices.Objects(key))
+		} else if err = mr.reconcile(ep, m.slices.Objects(key)); err != nil {
+			if _, ok := err.(*cluster.StatusError); ok {
+				// Refused: tried again at the next sync.
+				mr.writes++
+				err = nil
 			}
 		}
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		if !seen[key] {
-			if err := m.deleteAll(mirrored[key]); err != nil {
-				return res, err
-			}
+		m.q.Synced(ep, mr.writes != before || err != nil, time.Time{})
+		if controller.IsThrottled(err) {
+			// The client waits for a token: the rest at the next sync.
+			return res, nil
+		}
+		if err != nil {
+			return res, err
 		}
 	}
-	res.Changed = m.changed
+	keys := make([]reconcile.Key, 0, len(m.orphans))
+	for k := range m.orphans {
+		keys = append(keys, k)
+	}
+	reconcile.SortKeys(keys)
+	for _, k := range keys {
+		if m.q.Get(k) == nil {
+			if err := mr.deleteAll(m.slices.Objects(k)); err != nil {
+				if controller.IsThrottled(err) {
+					return res, nil
+				}
+				return res, err
+			}
+		}
+		delete(m.orphans, k)
+	}
 	return res, nil
 }
 
@@ -121,6 +228,8 @@ type mirror struct {
 	c       cluster.Interface
 	now     time.Time
 	changed bool
+	// writes counts the writes sent.
+	writes int
 }
 
 func (m *mirror) deleteAll(slices []map[string]any) error {
@@ -133,6 +242,7 @@ func (m *mirror) deleteAll(slices []map[string]any) error {
 			continue
 		}
 		m.changed = true
+		m.writes++
 	}
 	return nil
 }
@@ -283,6 +393,7 @@ func (m *mirror) reconcile(ep map[string]any, existing []map[string]any) error {
 			return err
 		}
 		m.changed = true
+		m.writes++
 	}
 	var stale []string
 	for k := range byKey {
@@ -300,6 +411,10 @@ func (m *mirror) reconcile(ep map[string]any, existing []map[string]any) error {
 func (m *mirror) event(ep map[string]any, reason, msg string) {
 	if _, err := event.Emit(m.ctx, m.c, event.Event{Involved: ep, Type: event.Warning, Reason: reason, Message: msg, Component: MirroringComponent, Time: m.now}); err == nil {
 		m.changed = true
+		m.writes++
+	} else if controller.IsThrottled(err) {
+		// Not sent: the Endpoints stay queued, to be mirrored again.
+		m.writes++
 	}
 }
 

@@ -41,10 +41,13 @@ import (
 const Component = "replicaset-controller"
 
 // Controller is the ReplicaSet controller. The zero value is ready to
-// use; New's also remembers what it read of each pod object from one sync
-// to the next (the same objects give the same writes either way).
+// use and syncs every ReplicaSet each time; New's also remembers what it
+// read of each pod object from one sync to the next, and the ReplicaSets
+// and pods (SyncChanged). The same objects give the same writes either
+// way.
 type Controller struct {
 	memos *memos
+	inc   *memory
 	// NoTerminatingReplicas leaves status.terminatingReplicas out, for
 	// objects whose status has no such field: the ReplicationController
 	// controller's (package replication) ReplicaSets. With it, such an
@@ -53,23 +56,33 @@ type Controller struct {
 	NoTerminatingReplicas bool
 }
 
-// New returns a ReplicaSet controller that remembers what it read of the
-// pod objects it is given, for as long as they are listed.
-func New() Controller { return Controller{memos: &memos{}} }
+// New returns an incremental ReplicaSet controller: after its first
+// sync, SyncChanged syncs only the ReplicaSets queued (see
+// reconcile.Queue) by a write of the ReplicaSet, of a pod it controls or
+// an orphan its selector matches, of its Events or namespace, those
+// whose last sync wrote something or was not reached, and those whose
+// requeue time came, without listing anything, as upstream's work queue
+// hands out only the keys added to it.
+func New() Controller { return Controller{memos: &memos{}, inc: &memory{}} }
 
-var _ controller.Controller = Controller{}
+var _ controller.Incremental = Controller{}
 
 // Name implements controller.Controller.
 func (Controller) Name() string { return "replicaset" }
 
 // Sync reconciles every ReplicaSet once: one List of ReplicaSets and one of
-// Pods, then only the writes that change something.
+// Pods, then only the writes that change something. A write that the
+// client rate limit holds back ends the sync without an error: the
+// ReplicaSets after it are synced at the next.
 func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Time) (controller.Result, error) {
 	if ctl.memos != nil {
 		ctl.memos.mu.Lock()
 		defer ctl.memos.mu.Unlock()
 	}
 	var res controller.Result
+	if ctl.inc != nil {
+		ctl.inc.reset()
+	}
 	rsList, err := c.List(ctx, kobj.ReplicaSetGVK)
 	if err != nil {
 		return res, fmt.Errorf("replicaset: list replicasets: %w", err)
@@ -81,17 +94,60 @@ func (ctl Controller) Sync(ctx context.Context, c cluster.Interface, now time.Ti
 	if err != nil {
 		return res, fmt.Errorf("replicaset: list pods: %w", err)
 	}
+	if ctl.inc != nil {
+		ctl.inc.rebuild(rsList.Items, podList.Items)
+	}
 	idx := newPodIndex(podList.Items, ctl.memos)
-	idx.noTerminating = ctl.NoTerminatingReplicas
 	defer ctl.memos.prune(podList.Items)
+	return ctl.syncAll(ctx, c, now, rsList.Items, idx)
+}
+
+// SyncChanged implements controller.Incremental; without a memory it is
+// Sync.
+func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now time.Time, changed []controller.Key) (controller.Result, error) {
+	if ctl.inc == nil || !ctl.inc.q.OK {
+		return ctl.Sync(ctx, c, now)
+	}
+	if ctl.memos != nil {
+		ctl.memos.mu.Lock()
+		defer ctl.memos.mu.Unlock()
+	}
+	todo, res, err := ctl.inc.pending(ctx, c, changed, now)
+	if err != nil {
+		return res, fmt.Errorf("replicaset: %w", err)
+	}
+	if ctl.memos != nil && len(ctl.memos.m) > 2*ctl.inc.pods.Len()+1024 {
+		ctl.memos.prune(ctl.inc.pods.All())
+	}
+	if len(todo) == 0 {
+		return res, nil
+	}
+	idx := newPodIndex(ctl.inc.pods.Candidates(todo), ctl.memos)
+	idx.isTaken = func(k podKey) bool { return ctl.inc.pods.Taken(reconcile.Key{k.namespace, k.name}) }
+	out, err := ctl.syncAll(ctx, c, now, todo, idx)
+	return res.Merge(out), err
+}
+
+// syncAll syncs rss in order with the pods of idx.
+func (ctl Controller) syncAll(ctx context.Context, c cluster.Interface, now time.Time, rss []map[string]any, idx *podIndex) (controller.Result, error) {
+	idx.noTerminating = ctl.NoTerminatingReplicas
 	// What the API server refused is in the ReplicaSet's Events and
 	// status, and retried; anything else is a failure of the controller
 	// or the store.
 	loop := reconcile.Loop{Name: "replicaset", Refused: cluster.IsStatus}
-	return loop.Run(ctx, c, now, rsList.Items, func(ctx context.Context, rs map[string]any) (reconcile.Outcome, error) {
+	if ctl.inc != nil {
+		loop.Memory = ctl.inc
+	}
+	res, err := loop.Run(ctx, c, now, rss, func(ctx context.Context, rs map[string]any) (reconcile.Outcome, error) {
 		r, err := syncOne(ctx, c, now, rs, idx)
 		return reconcile.Outcome{Changed: r.Changed, Requeue: r.RequeueAt}, err
 	})
+	if controller.IsThrottled(err) {
+		// The client waits for a token (the runner wakes the controller
+		// then): the ReplicaSets not reached are synced at the next sync.
+		return res, nil
+	}
+	return res, err
 }
 
 // podKey is a pod's namespace and name.
@@ -102,6 +158,10 @@ type podIndex struct {
 	orphans map[string][]map[string]any // namespace -> pods without controller
 	names   map[podKey]bool             // names taken (built by taken)
 	pods    []cluster.Object
+	// isTaken, when set, reports the names of pods that are not in pods
+	// taken (the incremental controller's pods are a memory's, pods the
+	// candidates of the ReplicaSets synced).
+	isTaken func(podKey) bool
 	// next is, by ReplicaSet uid, the counter of its next pod name.
 	next  map[string]int
 	memos *memos
@@ -138,7 +198,7 @@ func (idx *podIndex) taken(k podKey) bool {
 			idx.names[podKey{m.namespace, m.name}] = true
 		}
 	}
-	return idx.names[k]
+	return idx.names[k] || (idx.isTaken != nil && idx.isTaken(k))
 }
 
 func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[string]any, idx *podIndex) (controller.Result, error) {
@@ -241,7 +301,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 				// a burst: the real controller's sync is still creating
 				// (or deleting) pods and writes the status after the
 				// burst; so does the next sync here.
-				return res, nil
+				return res, errThrottled
 			}
 			if manageErr != nil && !cluster.IsStatus(manageErr) {
 				return res, fmt.Errorf("%s/%s: %w", ns, name, manageErr)
@@ -348,7 +408,7 @@ func syncOne(ctx context.Context, c cluster.Interface, now time.Time, rs map[str
 		if _, err := c.UpdateStatus(ctx, next); err != nil {
 			if controller.IsThrottled(err) {
 				// Written by the next sync, when the token comes.
-				return res, nil
+				return res, errThrottled
 			}
 			if !cluster.IsNotFound(err) && !cluster.IsConflict(err) {
 				return res, fmt.Errorf("%s/%s: update status: %w", ns, name, err)
@@ -375,6 +435,10 @@ func podReady(pod map[string]any) bool {
 	c := kobj.Condition(pod, "Ready")
 	return c != nil && c["status"] == "True"
 }
+
+// errThrottled ends a ReplicaSet's sync whose write the client rate
+// limit held back: the ReplicaSet stays queued, and the loop ends there.
+var errThrottled = fmt.Errorf("replicaset: %w", controller.ErrThrottled)
 
 // errBackingOff stands for the last failure while the controller waits to
 // retry.

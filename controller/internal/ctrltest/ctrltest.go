@@ -12,6 +12,7 @@ package ctrltest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"testing"
 	"time"
@@ -34,6 +35,11 @@ type Env struct {
 	// controller, how much of log it was given.
 	log  []controller.Key
 	seen map[controller.Controller]int
+	// Budget, when set, gives each sync a number of writes (it is called
+	// once per sync, in order) after which every write returns an error
+	// wrapping controller.ErrThrottled, as the runner of package sim
+	// holds back the writes its client rate limit has no token for.
+	Budget func() int
 }
 
 // New opens an empty store at clock.Epoch (a manual clock), closed when
@@ -217,6 +223,9 @@ func (e *Env) SyncErr(ctl controller.Controller) (controller.Result, error) {
 	changed := changedSince(e.log, from)
 	e.seen[ctl] = len(e.log)
 	err := e.Batch(func(c cluster.Interface) (err error) {
+		if e.Budget != nil {
+			c = &throttled{Interface: c, left: e.Budget()}
+		}
 		if incremental && synced {
 			res, err = inc.SyncChanged(e.Ctx, c, e.Now(), changed)
 		} else {
@@ -398,4 +407,96 @@ func RunPods(e *Env) bool {
 		return nil
 	})
 	return wrote
+}
+
+// throttled lets a number of writes through, then holds every later one
+// back with an error wrapping controller.ErrThrottled.
+type throttled struct {
+	cluster.Interface
+	left int
+}
+
+func (t *throttled) take() error {
+	if t.left <= 0 {
+		return fmt.Errorf("test budget of writes spent: %w", controller.ErrThrottled)
+	}
+	t.left--
+	return nil
+}
+
+func (t *throttled) Create(ctx context.Context, obj cluster.Object, opts ...cluster.CreateOption) (cluster.Object, error) {
+	if err := t.take(); err != nil {
+		return nil, err
+	}
+	return t.Interface.Create(ctx, obj, opts...)
+}
+
+func (t *throttled) Update(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	if err := t.take(); err != nil {
+		return nil, err
+	}
+	return t.Interface.Update(ctx, obj, opts...)
+}
+
+func (t *throttled) UpdateStatus(ctx context.Context, obj cluster.Object, opts ...cluster.UpdateOption) (cluster.Object, error) {
+	if err := t.take(); err != nil {
+		return nil, err
+	}
+	return t.Interface.UpdateStatus(ctx, obj, opts...)
+}
+
+func (t *throttled) Patch(ctx context.Context, gvk schema.GVK, namespace, name string, pt cluster.PatchType, patch []byte, opts ...cluster.PatchOption) (cluster.Object, error) {
+	if err := t.take(); err != nil {
+		return nil, err
+	}
+	return t.Interface.Patch(ctx, gvk, namespace, name, pt, patch, opts...)
+}
+
+func (t *throttled) Delete(ctx context.Context, gvk schema.GVK, namespace, name string, opts ...cluster.DeleteOption) error {
+	if err := t.take(); err != nil {
+		return err
+	}
+	return t.Interface.Delete(ctx, gvk, namespace, name, opts...)
+}
+
+// SameWrites runs steps seeded random steps (step makes one edit of the
+// cluster) twice, each followed by three syncs of the controllers with a
+// budget of 1 to 4 writes each (as a client rate limit cuts syncs
+// short): once with full controllers (full), once with incremental ones
+// (incremental); after every step the two clusters must read the same
+// (dump), and at the end a full sync of the incremental run must find
+// nothing left to write once the budget is lifted and the controllers
+// settled.
+func SameWrites(t *testing.T, seed uint64, steps int, full, incremental func() []controller.Controller, step func(e *Env, r *rand.Rand, i int), dump func(e *Env) string) {
+	t.Helper()
+	run := func(ctls []controller.Controller) (*Env, []string) {
+		e := New(t)
+		r := rand.New(rand.NewPCG(seed, 11))
+		n := 0
+		e.Budget = func() int { n++; return 1 + n*7%4 }
+		var states []string
+		for i := range steps {
+			step(e, r, i)
+			for range 3 {
+				for _, c := range ctls {
+					e.Sync(c)
+				}
+			}
+			states = append(states, dump(e))
+		}
+		return e, states
+	}
+	_, want := run(full())
+	ctls := incremental()
+	e, got := run(ctls)
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("seed %d step %d: incremental and full syncs differ:\nfull:\n%s\nincremental:\n%s", seed, i, want[i], got[i])
+		}
+	}
+	e.Budget = nil
+	e.Settle(ctls)
+	for _, c := range full() {
+		e.Quiet(c)
+	}
 }

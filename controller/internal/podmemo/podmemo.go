@@ -145,6 +145,18 @@ func (m *Memory) Candidates(owners []map[string]any) []map[string]any {
 	return m.sorted(keys)
 }
 
+// All returns every pod of the memory, in no order.
+func (m *Memory) All() []map[string]any {
+	out := make([]map[string]any, 0, len(m.pods))
+	for _, p := range m.pods {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Len is how many pods the memory holds.
+func (m *Memory) Len() int { return len(m.pods) }
+
 // Marked returns, in List order, the pods that Mark picks.
 func (m *Memory) Marked() []map[string]any { return m.sorted(m.marked) }
 
@@ -191,23 +203,51 @@ type Kinds struct {
 // kinds.Claims, the claims of its namespace), and brings the memory's
 // pods up to date.
 func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, owners []map[string]any, kinds Kinds) (reconcile.Dirty, error) {
-	d := reconcile.NewDirty()
 	var byUID map[string]Key
 	var byNS map[string][]map[string]any
-	var sels map[Key]*selector.Labels
 	index := func() {
 		if byUID != nil {
 			return
 		}
 		byUID = make(map[string]Key, len(owners))
 		byNS = map[string][]map[string]any{}
-		sels = map[Key]*selector.Labels{}
 		for _, o := range owners {
 			key := reconcile.KeyOf(o)
 			byUID[kobj.UID(o)] = key
 			byNS[key[0]] = append(byNS[key[0]], o)
 		}
 	}
+	return m.DirtyBy(ctx, c, changed, kinds, Lookup{
+		Any: len(owners) > 0,
+		UID: func(uid string) (Key, bool) {
+			index()
+			k, ok := byUID[uid]
+			return k, ok
+		},
+		InNamespace: func(ns string, fn func(owner map[string]any)) {
+			index()
+			for _, o := range byNS[ns] {
+				fn(o)
+			}
+		},
+	})
+}
+
+// Lookup finds the owners for DirtyBy.
+type Lookup struct {
+	// Any: there are owners at all.
+	Any bool
+	// UID finds an owner by its uid.
+	UID func(uid string) (Key, bool)
+	// InNamespace calls fn with each owner of a namespace.
+	InNamespace func(ns string, fn func(owner map[string]any))
+}
+
+// DirtyBy is Dirty for a controller that keeps its owners itself
+// (reconcile.Queue) rather than listing them: own finds them.
+func (m *Memory) DirtyBy(ctx context.Context, c cluster.Interface, changed []controller.Key, kinds Kinds, own Lookup) (reconcile.Dirty, error) {
+	d := reconcile.NewDirty()
+	sels := map[Key]*selector.Labels{}
 	// concern marks the owners that may claim obj: its controller, or
 	// those of its namespace whose selector matches an orphan.
 	concern := func(obj map[string]any) {
@@ -215,13 +255,13 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 			return
 		}
 		if uid := kobj.ControllerUID(obj); uid != "" {
-			if key, ok := byUID[uid]; ok {
+			if key, ok := own.UID(uid); ok {
 				d.Owners[key] = true
 			}
 			return
 		}
 		labels := kobj.Labels(obj)
-		for _, o := range byNS[kobj.Namespace(obj)] {
+		own.InNamespace(kobj.Namespace(obj), func(o map[string]any) {
 			key := reconcile.KeyOf(o)
 			sel, ok := sels[key]
 			if !ok {
@@ -233,7 +273,7 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 			if sel != nil && sel.Matches(labels) {
 				d.Owners[key] = true
 			}
-		}
+		})
 	}
 	for _, k := range changed {
 		switch {
@@ -264,10 +304,9 @@ func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []contr
 				pod = p
 			}
 			old := m.set(key, pod)
-			if len(owners) == 0 {
+			if !own.Any {
 				continue
 			}
-			index()
 			concern(old)
 			concern(pod)
 		}

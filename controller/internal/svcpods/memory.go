@@ -12,178 +12,190 @@ import (
 	"github.com/konverge/konverge/schema"
 )
 
-// Memory is what an incremental endpoint controller keeps between syncs:
-// the pods as it last looked at them, indexed by label, and the Services
-// whose last sync wrote nothing. Such a Service gives the same (no)
-// writes until something its sync reads is written: the Service, a pod it
-// selected or selects, its own endpoint objects, a Node (the
-// EndpointSlice controller reads their zones), its Namespace. The zero
-// value remembers nothing: every Service is synced.
+// Memory is what an endpoint controller keeps between syncs: the
+// Services and their work queue (reconcile.Queue), the pods as it last
+// looked at them, indexed by label, and its own endpoint objects by
+// Service. A Service leaves the queue when its sync wrote nothing, and
+// is queued again by a write of something its sync reads: the Service,
+// a pod it selected or selects, its own endpoint objects, a Node (the
+// EndpointSlice controller reads their zones), its Namespace. So a sync
+// lists nothing but at the start of a memory (Start), and a sync that
+// the client rate limit cuts short goes on from the Services not
+// reached. A nil Memory (the controllers' zero value) remembers nothing:
+// every sync is a full one.
 type Memory struct {
 	// ok: a full sync rebuilt the memory and every sync since was given
 	// the writes in between.
 	ok bool
 	// pods is nil until a sync lists the pods.
 	pods *Pods
-	// clean holds the Services whose last sync wrote nothing.
-	clean reconcile.Clean
-	// owner maps "namespace/name" of an endpoint object the controller
-	// reads to the name of its Service, as it last looked.
-	owner map[string]string
+	// svcs are the Services.
+	svcs reconcile.Queue
+	// own are the endpoint objects of kind Kinds.Own by Service (the
+	// EndpointSlice controller: by their service-name label); nil for
+	// objects named as their Service.
+	own *Groups
+	// orphans: endpoint objects (by their Service's key) that may have
+	// lost their Service.
+	orphans map[reconcile.Key]bool
 }
 
 // Reset forgets everything: the next sync is a full one.
-func (m *Memory) Reset() { *m = Memory{} }
+func (m *Memory) Reset() {
+	if m != nil {
+		*m = Memory{}
+	}
+}
 
 // Valid reports whether a full sync rebuilt the memory since the last
 // Reset.
 func (m *Memory) Valid() bool { return m != nil && m.ok }
 
-// Start begins a full sync: the memory is rebuilt from what it lists.
-func (m *Memory) Start() {
-	*m = Memory{ok: true, clean: reconcile.Clean{}, owner: map[string]string{}}
+// Start begins a full sync, with every Service (as listed) and, for
+// kinds.Own objects that are not named as their Service, every such
+// object: the memory is rebuilt from them (on a nil Memory, a memory of
+// this sync alone).
+func Start(m *Memory, svcs, own []map[string]any, kinds Kinds) *Memory {
+	if m == nil {
+		m = &Memory{}
+	}
+	*m = Memory{ok: true, svcs: reconcile.Queue{GVK: ServiceGVK}, orphans: map[reconcile.Key]bool{}}
+	m.svcs.Rebuild(svcs)
+	if !kinds.ByName {
+		m.own = &Groups{GVK: kinds.Own, Of: func(obj map[string]any) (string, bool) {
+			s := kobj.Str(obj, "metadata", "labels", labelServiceName)
+			return s, s != ""
+		}}
+		m.own.Rebuild(own)
+	}
+	return m
 }
 
 // Pods lists the pods once per memory (then follows their writes
-// through Dirty), or returns those already indexed.
+// through Changed), or returns those already indexed.
 func (m *Memory) Pods(ctx context.Context, c cluster.Interface) (*Pods, error) {
-	if m != nil && m.pods != nil {
+	if m.pods != nil {
 		return m.pods, nil
 	}
 	pods, err := ListPods(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	if m != nil && m.ok {
-		m.pods = pods
-	}
+	m.pods = pods
 	return pods, nil
 }
 
-// Synced records the outcome of a Service's sync: clean when it wrote
-// nothing.
+// Due returns, in List order, the Services to sync: those queued.
+func (m *Memory) Due() []map[string]any {
+	todo, _ := m.svcs.Due(time.Time{})
+	return todo
+}
+
+// Service returns the Service of that key (nil: none).
+func (m *Memory) Service(k reconcile.Key) map[string]any { return m.svcs.Get(k) }
+
+// Own returns the endpoint objects of the Service of that key that the
+// memory indexes (List order).
+func (m *Memory) Own(k reconcile.Key) []map[string]any { return m.own.Objects(k) }
+
+// Synced records the outcome of a Service's sync: it leaves the queue
+// when it wrote nothing.
 func (m *Memory) Synced(svc map[string]any, wrote bool) {
-	if m == nil || !m.ok {
-		return
-	}
-	m.clean.Record(reconcile.KeyOf(svc), wrote, time.Time{})
+	m.svcs.Synced(svc, wrote, time.Time{})
 }
 
-// Owned records that the endpoint object ns/name belongs to Service
-// ns/svc as the controller read it (the EndpointSlice controller: by its
-// service-name label).
-func (m *Memory) Owned(ns, name, svc string) {
-	if m != nil && m.ok {
-		m.owner[ns+"/"+name] = svc
+// Orphan marks the endpoint objects of the Service of that key as
+// possibly without their Service; Orphans returns those marked, in List
+// order, and Adopted unmarks one.
+func (m *Memory) Orphan(k reconcile.Key) { m.orphans[k] = true }
+
+// Orphans returns the keys Orphan marked, in List order.
+func (m *Memory) Orphans() []reconcile.Key {
+	keys := make([]reconcile.Key, 0, len(m.orphans))
+	for k := range m.orphans {
+		keys = append(keys, k)
 	}
+	reconcile.SortKeys(keys)
+	return keys
 }
 
-// Forget drops the Services of the memory that are not in svcs (gone).
-func (m *Memory) Forget(svcs []map[string]any) {
-	if m == nil || !m.ok {
-		return
-	}
-	m.clean.Forget(svcs)
-}
+// Adopted unmarks k (see Orphan): its objects were deleted, or it has a
+// Service.
+func (m *Memory) Adopted(k reconcile.Key) { delete(m.orphans, k) }
 
-// Kinds tells Dirty which writes matter to a controller.
+// Kinds tells Changed which writes matter to a controller.
 type Kinds struct {
 	// Own is the kind of endpoint object the controller writes and reads
-	// (Endpoints, named as their Service; EndpointSlices, owned as
-	// recorded by Owned).
+	// (Endpoints, named as their Service; EndpointSlices, by their
+	// service-name label).
 	Own schema.GVK
 	// ByName: an object of kind Own belongs to the Service of its name.
 	ByName bool
-	// Nodes: a Node write makes every Service dirty.
+	// Nodes: a Node write queues every Service.
 	Nodes bool
 }
 
-// Dirty is what an incremental sync must sync again: Services (the
-// owners of the endpoint objects), the Services of a namespace, all.
-type Dirty = reconcile.Dirty
-
-// Clean reports whether the Service may be skipped: its last sync wrote
-// nothing and nothing it reads was written since.
-func (m *Memory) Clean(d Dirty, svc map[string]any) bool {
-	if !m.ok {
-		return false
-	}
-	_, skip := m.clean.Skip(d, reconcile.KeyOf(svc), time.Time{})
-	return skip
-}
-
-// Dirty sorts the writes given to an incremental sync into the Services
-// they concern, and brings the pod index up to date with them. svcs are
-// the Services of the cluster.
-func (m *Memory) Dirty(ctx context.Context, c cluster.Interface, changed []controller.Key, svcs []map[string]any, kinds Kinds) (Dirty, error) {
-	d := reconcile.NewDirty()
-	var byNS map[string][]map[string]any
+// Changed brings the memory up to date with the writes given to an
+// incremental sync and queues the Services they concern: a Service
+// written, the Service of an endpoint object written (which may have lost
+// its Service: see Orphans), a Service that selected or selects a pod
+// written, every Service of a Namespace written, every Service when a
+// Node is written (kinds.Nodes).
+func (m *Memory) Changed(ctx context.Context, c cluster.Interface, changed []controller.Key, kinds Kinds) error {
 	for _, k := range changed {
+		key := reconcile.Key{k.Namespace, k.Name}
 		switch {
-		case k.Group == "" && k.Kind == "Service":
-			d.Owners[reconcile.Key{k.Namespace, k.Name}] = true
+		case m.svcs.Is(k):
+			_, cur, err := m.svcs.Update(ctx, c, k)
+			if err != nil {
+				return err
+			}
+			if cur == nil {
+				m.orphans[key] = true
+			}
 		case k.Group == "" && k.Kind == "Namespace":
-			d.NS[k.Name] = true
+			m.svcs.AddNamespace(k.Name)
 		case k.Group == "" && k.Kind == "Node":
 			if kinds.Nodes {
-				d.All = true
+				m.svcs.AddAll()
 			}
 		case k.Group == kinds.Own.Group && k.Kind == kinds.Own.Kind:
-			key := k.Namespace + "/" + k.Name
 			if kinds.ByName {
-				d.Owners[reconcile.Key{k.Namespace, k.Name}] = true
+				m.svcs.Add(key)
+				m.orphans[key] = true
 				continue
 			}
-			if s, ok := m.owner[key]; ok {
-				d.Owners[reconcile.Key{k.Namespace, s}] = true
-			}
-			if k.Deleted {
-				delete(m.owner, key)
-				continue
-			}
-			obj, err := controller.GetShared(ctx, c, kinds.Own, k.Namespace, k.Name)
-			if cluster.IsNotFound(err) {
-				delete(m.owner, key)
-				continue
-			}
+			left, joined, err := m.own.Update(ctx, c, k)
 			if err != nil {
-				return d, fmt.Errorf("get %s %s: %w", kinds.Own.Kind, key, err)
+				return err
 			}
-			if s := kobj.Str(obj, "metadata", "labels", labelServiceName); s != "" {
-				d.Owners[reconcile.Key{k.Namespace, s}] = true
-				m.owner[key] = s
-			} else {
-				delete(m.owner, key)
+			for _, g := range []reconcile.Key{left, joined} {
+				if g != (reconcile.Key{}) {
+					m.svcs.Add(g)
+					m.orphans[g] = true
+				}
 			}
 		case k.Group == "" && k.Kind == "Pod":
 			if m.pods == nil {
-				continue // no Service was synced with pods: none is clean
+				continue // no Service was synced with pods: all are queued
 			}
 			var pod map[string]any
 			if !k.Deleted {
 				p, err := controller.GetShared(ctx, c, kobj.PodGVK, k.Namespace, k.Name)
 				if err != nil && !cluster.IsNotFound(err) {
-					return d, fmt.Errorf("get pod %s/%s: %w", k.Namespace, k.Name, err)
+					return fmt.Errorf("get pod %s/%s: %w", k.Namespace, k.Name, err)
 				}
 				pod = p
 			}
 			old := m.pods.set(k.Namespace, k.Name, pod)
-			if byNS == nil {
-				byNS = map[string][]map[string]any{}
-				for _, s := range svcs {
-					if Served(s) {
-						byNS[kobj.Namespace(s)] = append(byNS[kobj.Namespace(s)], s)
-					}
+			m.svcs.InNamespace(k.Namespace, func(s map[string]any) {
+				if Served(s) && (selects(s, old) || selects(s, pod)) {
+					m.svcs.Add(reconcile.KeyOf(s))
 				}
-			}
-			for _, s := range byNS[k.Namespace] {
-				if selects(s, old) || selects(s, pod) {
-					d.Owners[reconcile.Key{k.Namespace, kobj.Name(s)}] = true
-				}
-			}
+			})
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // labelServiceName is the label of an EndpointSlice naming its Service.

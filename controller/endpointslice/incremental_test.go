@@ -1,0 +1,39 @@
+package endpointslice_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/konverge/konverge/controller"
+	"github.com/konverge/konverge/controller/endpointslice"
+	"github.com/konverge/konverge/controller/internal/ctrltest"
+)
+
+// SyncChanged makes the writes Sync makes: seeded random edits of
+// Services, pods, Endpoints and the Node's zone, with syncs cut short by
+// a budget of writes as the client rate limit cuts them, leave the same
+// EndpointSlices and Events after every step, and a full sync finds
+// nothing left to write.
+func TestIncrementalSameWrites(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			ctrltest.SameWrites(t, seed, 50,
+				func() []controller.Controller { return []controller.Controller{endpointslice.Controller{}} },
+				func() []controller.Controller { return []controller.Controller{endpointslice.New()} },
+				ctrltest.ServicesStep, ctrltest.ServicesDump)
+		})
+	}
+}
+
+// The same for the mirroring controller, with the Endpoints users write
+// for Services without a selector.
+func TestMirroringIncrementalSameWrites(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			ctrltest.SameWrites(t, seed, 50,
+				func() []controller.Controller { return []controller.Controller{endpointslice.Mirroring{}} },
+				func() []controller.Controller { return []controller.Controller{endpointslice.NewMirroring()} },
+				ctrltest.ServicesStep, ctrltest.ServicesDump)
+		})
+	}
+}
