@@ -135,7 +135,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 	// checked against each other and the remembered ones.
 	seen := make(map[objectKey]*item, len(items)-taken)
 	kinds := &kindCache{m: m}
-	ok := items[:0:0]
+	ok := items[:0] // filtered in place: ok never gets ahead of items
 	for _, it := range items {
 		if it.entry != nil {
 			ok = append(ok, it)
@@ -159,10 +159,11 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		seen[k] = it
 		ok = append(ok, it)
 	}
-	verrs := make([]error, len(ok))
+	var verrs []error
 	if !opts.ServerSide && taken < len(ok) {
 		// A server-side apply is checked by the server, as kubectl leaves
 		// it (the errors of the typed merge are the server's).
+		verrs = make([]error, len(ok))
 		parallel(len(ok), func(i int) {
 			if ok[i].entry == nil {
 				verrs[i] = validateItem(ok[i])
@@ -171,7 +172,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 	}
 	valid := ok[:0]
 	for i, it := range ok {
-		if verrs[i] != nil {
+		if verrs != nil && verrs[i] != nil {
 			errs.add(it, verrs[i])
 			continue
 		}
