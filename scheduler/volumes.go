@@ -52,14 +52,60 @@ type VolumeBinding struct {
 
 // podVolumes is what VolumeBinding's PreFilter found of a pod's claims.
 type podVolumes struct {
-	// bound are the names of the volumes of the bound claims.
-	bound []string
+	// bound are the volumes of the bound claims, in the pod's order.
+	bound []boundVolume
 	// delayed are the unbound claims of WaitForFirstConsumer classes.
 	delayed []map[string]any
 	// candidates are the volumes of each delayed claim's class.
 	candidates map[string][]map[string]any
 	// bindings are the static bindings found for each node that fits.
 	bindings map[string][]VolumeBinding
+}
+
+// boundVolume is the volume of a bound claim: its required node
+// selector terms (nil: none required), or gone when it does not exist.
+type boundVolume struct {
+	terms []labelTerm
+	gone  bool
+}
+
+// labelTerm is a node selector term read once: its expressions and
+// fields.
+type labelTerm struct {
+	exprs, fields []map[string]any
+}
+
+func newLabelTerms(terms []any) []labelTerm {
+	out := make([]labelTerm, 0, len(terms))
+	for _, t := range terms {
+		tm, _ := t.(map[string]any)
+		out = append(out, labelTerm{exprs: list(tm, "matchExpressions"), fields: list(tm, "matchFields")})
+	}
+	return out
+}
+
+// matches is nodefit.TermMatches for a node with these labels and no
+// name (as kube-scheduler matches a volume's node affinity), without
+// reading the term again for every node.
+func (t labelTerm) matches(labels map[string]string) bool {
+	if len(t.exprs) == 0 && len(t.fields) == 0 {
+		return false
+	}
+	for _, e := range t.exprs {
+		v, has := labels[str(e, "key")]
+		if !nodefit.RequirementMatches(e, v, has) {
+			return false
+		}
+	}
+	for _, f := range t.fields {
+		if op := str(f, "operator"); str(f, "key") != "metadata.name" || (op != "In" && op != "NotIn") {
+			return false
+		}
+		if !nodefit.RequirementMatches(f, "", true) {
+			return false
+		}
+	}
+	return true
 }
 
 // claimNames are the claims a pod's volumes name, with whether each is a
@@ -125,7 +171,18 @@ func (c *Cluster) preFilterVolumes(p *pod, spec map[string]any) (*podVolumes, st
 		volumeName := strAt(claim, "spec", "volumeName")
 		md, _ := claim["metadata"].(map[string]any)
 		if _, done := stringMap(md, "annotations")[annBindCompleted]; volumeName != "" && done {
-			pv.bound = append(pv.bound, volumeName)
+			var vol map[string]any
+			if v.Volume != nil {
+				vol = v.Volume(volumeName)
+			}
+			if vol == nil {
+				pv.bound = append(pv.bound, boundVolume{gone: true})
+				continue
+			}
+			if req, ok := mapAt(vol, "spec", "nodeAffinity", "required"); ok {
+				// A required affinity without terms selects no node.
+				pv.bound = append(pv.bound, boundVolume{terms: newLabelTerms(anyList(req["nodeSelectorTerms"]))})
+			}
 			continue
 		}
 		if volumeName == "" && c.delayBinding(claim) {
@@ -224,17 +281,15 @@ func (in *incoming) fitsVolumes(n *node) *status {
 	if pv == nil {
 		return nil
 	}
+	// As kube-scheduler, the first volume that does not exist or does
+	// not match the node is the one reported.
 	boundOK, boundFound := true, true
-	for _, name := range pv.bound {
-		var vol map[string]any
-		if in.c.volumes.Volume != nil {
-			vol = in.c.volumes.Volume(name)
-		}
-		if vol == nil {
+	for _, b := range pv.bound {
+		if b.gone {
 			boundFound = false
 			break
 		}
-		if !volumeNodeAffine(vol, n) {
+		if b.terms != nil && !anyTermMatches(b.terms, n.labels) {
 			boundOK = false
 			break
 		}
@@ -247,6 +302,13 @@ func (in *incoming) fitsVolumes(n *node) *status {
 			pv.bindings[n.name] = bindings
 		}
 	}
+	switch {
+	case boundOK && unboundOK && boundFound:
+		return nil
+	case !boundOK && unboundOK && boundFound:
+		// The common case, shared: statuses are not changed once made.
+		return statusVolumeNodeAffinity
+	}
 	var reasons []string
 	if !boundOK {
 		reasons = append(reasons, ReasonVolumeNodeAffinity)
@@ -257,11 +319,10 @@ func (in *incoming) fitsVolumes(n *node) *status {
 	if !boundFound {
 		reasons = append(reasons, ReasonVolumeMissing)
 	}
-	if len(reasons) == 0 {
-		return nil
-	}
 	return &status{reasons: reasons}
 }
+
+var statusVolumeNodeAffinity = &status{reasons: []string{ReasonVolumeNodeAffinity}}
 
 // matchDelayed finds, for the claims that wait for their first consumer,
 // a volume each on n (the smallest that fits, not chosen by an earlier
@@ -416,6 +477,17 @@ func volumeNodeAffine(vol map[string]any, n *node) bool {
 	for _, t := range anyList(req["nodeSelectorTerms"]) {
 		tm, _ := t.(map[string]any)
 		if nodefit.TermMatches(tm, n.labels, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// anyTermMatches reports whether one of the terms matches a node with
+// these labels.
+func anyTermMatches(terms []labelTerm, labels map[string]string) bool {
+	for _, t := range terms {
+		if t.matches(labels) {
 			return true
 		}
 	}
