@@ -112,12 +112,7 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	}
 	builtin := t.api.crds[gkOf(res)] == nil
 	create := live == nil
-	if create {
-		var err error
-		if live, err = fieldmgr.EmptyObject(gvk, builtin); err != nil {
-			return err
-		}
-	}
+	emptyLive := func() (map[string]any, error) { return fieldmgr.EmptyObject(gvk, builtin) }
 	tc, err := t.typeConverter(res)
 	if err != nil {
 		return err
@@ -136,8 +131,13 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 		if res.Status {
 			scope = "main+status"
 		}
-		entries, err = createdManaged.Track(tc, reset, scope, gvk, live, obj, t.fieldManagerOf(req.manager), t.now())
+		entries, err = createdManaged.Track(tc, reset, scope, gvk, emptyLive, obj, t.fieldManagerOf(req.manager), t.now())
 	} else {
+		if create {
+			if live, err = emptyLive(); err != nil {
+				return err
+			}
+		}
 		entries, err = fieldmgr.TrackFast(tc, reset, gvk, live, obj, reqManaged, reqHas,
 			t.fieldManagerOf(req.manager), req.subresource, t.now())
 	}

@@ -36,10 +36,12 @@ type CreateCache struct {
 const createCacheSize = 1024
 
 // Track returns the managedFields of obj created by manager, as TrackFast
-// would for a create (live, the kind's empty object) whose request sets no
+// would for a create (live, the kind's empty object, which emptyLive
+// makes when the cache does not know the shape) whose request sets no
 // managedFields, of a kind whose type converter tc never changes (a
 // built-in kind); scope tells apart what reset depends on beside gvk.
-func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, scope string, gvk schema.GVK, live, obj map[string]any, manager, now string) ([]any, error) {
+func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, scope string, gvk schema.GVK,
+	emptyLive func() (map[string]any, error), obj map[string]any, manager, now string) ([]any, error) {
 	key, ok := shapeKey(scope, gvk, manager, withoutManagedFields(obj))
 	if ok {
 		c.mu.Lock()
@@ -51,6 +53,10 @@ func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.
 		if hit {
 			return stamp(cached, now), nil
 		}
+	}
+	live, err := emptyLive()
+	if err != nil {
+		return nil, err
 	}
 	entries, err := TrackFast(tc, reset, gvk, live, obj, nil, false, manager, "", now)
 	if err != nil || !ok {
