@@ -478,15 +478,35 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 	}
 	target := d.Node
 	if len(d.VolumeBindings) > 0 {
-		ok, err := bindVolumes(ctx, c, d.VolumeBindings)
+		wrote, ok, err := bindVolumes(ctx, c, d.VolumeBindings, target)
 		if err != nil {
 			return res, fmt.Errorf("kubelet: bind volumes of pod %s/%s: %w", ns, name, err)
 		}
+		res.changed = wrote
 		if !ok {
+			// Changed meanwhile: the next round sees it.
 			res.changed = true
 			return res, nil
 		}
-		res.changed = true
+		if scheduler.Provisions(d.VolumeBindings) {
+			// A claim waits for its volume: the pod is bound once the
+			// claim is (tried again when it changes); meanwhile it is
+			// nominated to the node, as kube-scheduler nominates a pod
+			// whose binding waits.
+			res.unschedulable = true
+			if str(status, "nominatedNodeName") == target {
+				return res, nil
+			}
+			st := value.DeepCopyObject(status)
+			st["nominatedNodeName"] = target
+			upd := shallowCopy(pod)
+			upd["status"] = st
+			if _, err := c.UpdateStatus(ctx, upd); err != nil && !cluster.IsConflict(err) && !cluster.IsNotFound(err) {
+				return res, fmt.Errorf("kubelet: update status of pod %s/%s: %w", ns, name, err)
+			}
+			res.changed = true
+			return res, nil
+		}
 	}
 	binding := map[string]any{
 		"apiVersion": "v1", "kind": "Binding",

@@ -10,6 +10,10 @@ import (
 	"github.com/konverge/konverge/value"
 )
 
+// selectedNodeAnnotation names the node a claim of a
+// WaitForFirstConsumer class is to be provisioned for.
+const selectedNodeAnnotation = "volume.kubernetes.io/selected-node"
+
 var (
 	pvcGVK   = schema.GVK{Version: "v1", Kind: "PersistentVolumeClaim"}
 	pvGVK    = schema.GVK{Version: "v1", Kind: "PersistentVolume"}
@@ -63,25 +67,49 @@ func volumeLookups(ctx context.Context, c cluster.Interface) scheduler.Volumes {
 
 // bindVolumes gives each volume the scheduler chose for a claim that
 // waited for its first consumer the claimRef of the claim (and the
-// annotation that says the binding was not the user's), as
-// kube-scheduler's VolumeBinding does before it binds the pod; the
-// PersistentVolume binder completes the binding. It reports false when a
-// claim or volume changed meanwhile (the pod is tried again).
-func bindVolumes(ctx context.Context, c cluster.Interface, bindings []scheduler.VolumeBinding) (bool, error) {
+// annotation that says the binding was not the user's), and each claim
+// to be provisioned the node chosen (volume.kubernetes.io/selected-node),
+// as kube-scheduler's VolumeBinding does before it binds the pod; the
+// PersistentVolume binder (or the provisioner) completes the binding. It
+// reports whether it wrote anything, and ok false when a claim or volume
+// changed meanwhile (the pod is tried again).
+func bindVolumes(ctx context.Context, c cluster.Interface, bindings []scheduler.VolumeBinding, nodeName string) (wrote, ok bool, err error) {
 	for _, b := range bindings {
 		claim, err := c.Get(ctx, pvcGVK, b.Namespace, b.Claim)
 		if err != nil {
 			if cluster.IsNotFound(err) {
-				return false, nil
+				return wrote, false, nil
 			}
-			return false, err
+			return wrote, false, err
+		}
+		if b.Volume == "" {
+			cmd := mapOf(claim, "metadata")
+			if str(mapOf(cmd, "annotations"), selectedNodeAnnotation) == nodeName {
+				continue
+			}
+			claim = value.DeepCopyObject(claim)
+			md := mapOf(claim, "metadata")
+			ann := mapOf(md, "annotations")
+			if ann == nil {
+				ann = map[string]any{}
+				md["annotations"] = ann
+			}
+			ann[selectedNodeAnnotation] = nodeName
+			if _, err := c.Update(ctx, claim); err != nil {
+				if cluster.IsConflict(err) || cluster.IsNotFound(err) {
+					return wrote, false, nil
+				}
+				return wrote, false, err
+			}
+			wrote = true
+			continue
 		}
 		vol, err := c.Get(ctx, pvGVK, "", b.Volume)
 		if err != nil {
 			if cluster.IsNotFound(err) {
-				return false, nil
+				return wrote, false, nil
 			}
-			return false, err
+			return wrote, false, err
 		}
 		vol = value.DeepCopyObject(vol)
 		cmd := mapOf(claim, "metadata")
@@ -104,10 +132,11 @@ func bindVolumes(ctx context.Context, c cluster.Interface, bindings []scheduler.
 		ann["pv.kubernetes.io/bound-by-controller"] = "yes"
 		if _, err := c.Update(ctx, vol); err != nil {
 			if cluster.IsConflict(err) || cluster.IsNotFound(err) {
-				return false, nil
+				return wrote, false, nil
 			}
-			return false, err
+			return wrote, false, err
 		}
+		wrote = true
 	}
-	return true, nil
+	return wrote, true, nil
 }

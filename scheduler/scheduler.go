@@ -31,17 +31,20 @@
 // exist and its node affinity select the node; a claim of a
 // WaitForFirstConsumer class needs an Available volume of its class the
 // node reaches (the Decision names it, for its claimRef to be set before
-// the pod is bound) or a class that provisions. An unbound claim of
-// another class does not hold the pod back, where kube-scheduler's
+// the pod is bound) or a class that provisions (the Decision names the
+// claim without a volume: it gets the node in its selected-node
+// annotation and the pod waits for it, nominated there). An unbound
+// claim of another class does not hold the pod back, where kube-scheduler's
 // PreFilter says "pod has unbound immediate PersistentVolumeClaims":
 // the embedded cluster provisions nothing, and every claim of a
 // StatefulSet's volumeClaimTemplates would keep its pod Pending for ever.
 //
 // Not decided here: VolumeZone, volume limits, VolumeRestrictions, the
-// provisioning of a WaitForFirstConsumer claim (its pod is placed
-// without it), ImageLocality (the simulated nodes hold no images), and
-// the Services that select a pod in its default spreading (only its
-// controller's pods count).
+// end of kube-scheduler's wait for a claim to be provisioned (its
+// VolumeBinding gives up after bindTimeoutSeconds, 600 by default; here
+// the pod waits until the claim is bound), ImageLocality (the simulated nodes hold no
+// images), and the Services that select a pod in its default spreading
+// (only its controller's pods count).
 package scheduler
 
 import (

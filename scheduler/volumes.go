@@ -45,9 +45,23 @@ func (c *Cluster) SetVolumes(v Volumes) { c.volumes = &v }
 // VolumeBinding is a claim that waits for its first consumer and the
 // volume the scheduler chose for it on the pod's node: the volume's
 // claimRef is to be set to the claim before the pod is bound (the binder
-// then completes the binding).
+// then completes the binding). With no Volume, the claim is to be
+// provisioned on the node: it gets the node in its
+// volume.kubernetes.io/selected-node annotation, and the pod waits until
+// the claim is bound (as kube-scheduler's PreBind waits for it).
 type VolumeBinding struct {
 	Namespace, Claim, Volume string
+}
+
+// Provisions reports whether a binding waits for a claim to be
+// provisioned (the pod is not bound yet).
+func Provisions(bindings []VolumeBinding) bool {
+	for _, b := range bindings {
+		if b.Volume == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // podVolumes is what VolumeBinding's PreFilter found of a pod's claims.
@@ -364,6 +378,7 @@ func (c *Cluster) matchDelayed(pv *podVolumes, n *node) ([]VolumeBinding, bool) 
 		if class == nil || str(class, "provisioner") == noProvisioner {
 			return nil, false
 		}
+		bindings = append(bindings, VolumeBinding{Namespace: strAt(claim, "metadata", "namespace"), Claim: strAt(claim, "metadata", "name")})
 	}
 	return bindings, true
 }

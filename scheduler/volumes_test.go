@@ -132,10 +132,18 @@ spec:
 		pod:  podData,
 		msg:  "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
 	}, {
-		name: "wait for first consumer, a provisioner",
-		objs: []string{strings.ReplaceAll(classLocal, "kubernetes.io/no-provisioner", "example.com/csi"), claimLocal},
-		pod:  podData,
-		node: "a",
+		name:     "wait for first consumer, a provisioner",
+		objs:     []string{strings.ReplaceAll(classLocal, "kubernetes.io/no-provisioner", "example.com/csi"), claimLocal},
+		pod:      podData,
+		node:     "a",
+		bindings: []VolumeBinding{{Namespace: "d", Claim: "data"}},
+	}, {
+		name: "to be provisioned on b",
+		objs: []string{strings.ReplaceAll(classLocal, "kubernetes.io/no-provisioner", "example.com/csi"),
+			strings.ReplaceAll(claimLocal, "uid: u1}", "uid: u1, annotations: {volume.kubernetes.io/selected-node: b}}")},
+		pod:      podData,
+		node:     "b",
+		bindings: []VolumeBinding{{Namespace: "d", Claim: "data"}},
 	}, {
 		name: "no claims",
 		pod:  `metadata: {name: p, namespace: d}` + "\nspec: {containers: [{name: c}]}",
