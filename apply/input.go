@@ -58,6 +58,8 @@ type item struct {
 	// entry is the memory's entry the item was taken from: it was
 	// resolved and validated as it is.
 	entry *memoEntry
+	// rk is the item's rank (rankOf its ref).
+	rk int8
 }
 
 func (it *item) isSecret() bool    { return it.ref.Group == "" && it.ref.Kind == "Secret" }
@@ -68,11 +70,15 @@ func (it *item) isCRD() bool {
 
 // rank orders items: Namespaces, then CustomResourceDefinitions, then the
 // rest, each in input order.
-func (it *item) rank() int {
+func (it *item) rank() int { return int(it.rk) }
+
+// rankOf is the rank of an object of that kind, set in item.rk when the
+// item is made.
+func rankOf(ref objref.Ref) int8 {
 	switch {
-	case it.isNamespace():
+	case ref.Group == "" && ref.Kind == "Namespace":
 		return 0
-	case it.isCRD():
+	case ref.Group == crdGroup && ref.Kind == "CustomResourceDefinition":
 		return 1
 	}
 	return 2
@@ -117,12 +123,14 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 				continue
 			}
 			it = slab.next()
-			*it = item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj, digest: d, digestOK: ok}
+			ref := objref.Of(o.Obj)
+			*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj, digest: d, digestOK: ok}
 			items = append(items, it)
 			continue
 		}
 		it := slab.next()
-		*it = item{idx: len(items), src: o.Source, ref: objref.Of(o.Obj), config: o.Obj}
+		ref := objref.Of(o.Obj)
+		*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj}
 		items = append(items, it)
 	}
 	if len(items) == 0 {

@@ -56,27 +56,38 @@ type planMemo struct {
 	// same by object, to find an object given twice.
 	byDigest map[uint64]*memoEntry
 	byKey    map[objectKey]*memoEntry
-	kinds    map[schema.GVK]*memoKind
-	round    uint64 // the number of the current (or last) Plan
+	// byPos are the entries of the last plan by position in its input
+	// (nil where it had no entry), looked at first: an unchanged input
+	// has its objects where they were.
+	byPos []*memoEntry
+	kinds map[schema.GVK]*memoKind
+	round uint64 // the number of the current (or last) Plan
 }
 
 type memoEntry struct {
-	// it is the object as it was resolved: its kind, schema and config,
-	// with the position and source it had (it.entry is the entry).
-	it      item
-	kind    *memoKind
-	uid, rv string
+	// The fields an unchanged object reads come first, in one cache
+	// line.
+	//
+	// taken is the round in which an object of the input took the
+	// entry; an entry not taken in a round is forgotten after it.
+	taken  uint64
+	digest uint64 // it.digest
+	kind   *memoKind
 	// slot is where the live object was found in snap, when the plan
 	// read it from a Snapshot (in the version asked for).
 	snap *Snapshot
 	slot *snapSlot
-	pl   plan
 	// change is the remembered change, in a block of the changes of one
 	// Plan in input order (copied out in order, as they are read).
 	change *Change
-	// taken is the round in which an object of the input took the
-	// entry; an entry not taken in a round is forgotten after it.
-	taken uint64
+	// absent is true when the plan was made against no live object;
+	// otherwise uid and rv are the live object's.
+	absent  bool
+	uid, rv string
+	// it is the object as it was resolved: its kind, schema and config,
+	// with the position and source it had (it.entry is the entry).
+	it item
+	pl plan
 }
 
 // memoKind is a kind as the memory's entries resolved it.
@@ -121,7 +132,12 @@ func (r *memoRound) take(o manifest.Object, idx int, slab *itemSlab) (it *item, 
 	if !ok || r.digestOnly {
 		return nil, d, ok
 	}
-	e := r.m.byDigest[d]
+	var e *memoEntry
+	if idx < len(r.m.byPos) && r.m.byPos[idx] != nil && r.m.byPos[idx].digest == d {
+		e = r.m.byPos[idx]
+	} else {
+		e = r.m.byDigest[d]
+	}
 	if e == nil || e.taken == r.round || !r.sameKind(e.kind) {
 		return nil, d, ok
 	}
@@ -146,15 +162,20 @@ func (r *memoRound) sameKind(k *memoKind) bool {
 	return k.ok
 }
 
-// itemSlab allocates items in chunks.
+// itemSlab allocates items in chunks: small ones first, so that the few
+// objects a remembered plan does not hold cost few items, then up to
+// 1024 items at a time.
 type itemSlab struct {
 	free []item
 	left int // items still to come, at most
+	made int // items allocated so far
 }
 
 func (s *itemSlab) next() *item {
 	if len(s.free) == 0 {
-		s.free = make([]item, max(1, min(s.left, 1024)))
+		n := max(1, min(s.left, 1024, max(16, s.made)))
+		s.free = make([]item, n)
+		s.made += n
 	}
 	it := &s.free[0]
 	s.free = s.free[1:]
@@ -198,22 +219,26 @@ func liveIdentity(live map[string]any) (uid, rv string) {
 	return uid, rv
 }
 
-// reusable reports whether the remembered plan of it holds for live, of
-// identity id: the live object is the one it was planned against (same
-// uid and resourceVersion, or absent both times), and no custom resource
-// schema of this plan applies to its kind.
-func (it *item) reusable(live map[string]any, id liveID, crSchemas map[schema.GVK]map[string]any) bool {
+// reusable reports whether the remembered plan of it holds for live,
+// found in slot (nil when it was not read from a Snapshot): the live
+// object is the one it was planned against (same uid and
+// resourceVersion, or absent both times), and no custom resource schema
+// of this plan applies to its kind.
+func (it *item) reusable(live map[string]any, slot *snapSlot, crSchemas map[schema.GVK]map[string]any) bool {
 	e := it.entry
-	if e == nil || (live == nil) != (e.pl.live == nil) || crSchemas[it.ref.GVK] != nil {
+	if e == nil || (live == nil) != e.absent || (len(crSchemas) > 0 && crSchemas[it.ref.GVK] != nil) {
 		return false
 	}
 	if live == nil {
 		return true
 	}
-	if !id.known {
-		id.uid, id.rv = liveIdentity(live)
+	var uid, rv string
+	if slot != nil {
+		uid, rv = slot.uid, slot.rv
+	} else {
+		uid, rv = liveIdentity(live)
 	}
-	return id.rv != "" && id.uid == e.uid && id.rv == e.rv
+	return rv != "" && uid == e.uid && rv == e.rv
 }
 
 // update makes the memory hold the plans and changes of one Plan (see
@@ -235,8 +260,9 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 		}
 		return pl.live == nil || objref.ResourceVersion(pl.live) != ""
 	}
-	n, kept := 0, 0
+	n, kept, last := 0, 0, 0
 	for i, it := range items {
+		last = max(last, it.idx+1)
 		switch {
 		case plans[i] == nil:
 			kept++
@@ -248,19 +274,29 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 	// order.
 	slab := make([]memoEntry, n)
 	chg := make([]Change, n)
+	if cap(m.byPos) >= last {
+		m.byPos = m.byPos[:last]
+		clear(m.byPos)
+	} else {
+		m.byPos = make([]*memoEntry, last)
+	}
 	for i, it := range items {
 		pl := plans[i]
-		if pl == nil || !remember(it, pl) {
+		if pl == nil {
+			m.byPos[it.idx] = it.entry
+			continue
+		}
+		if !remember(it, pl) {
 			continue
 		}
 		e, c := &slab[0], &chg[0]
 		slab, chg = slab[1:], chg[1:]
 		*c = changes[it.idx]
 		uid, rv := liveIdentity(pl.live)
-		*e = memoEntry{it: *it, kind: m.kindOf(it), uid: uid, rv: rv, pl: *pl, change: c, taken: m.round}
+		*e = memoEntry{it: *it, digest: it.digest, kind: m.kindOf(it), absent: pl.live == nil, uid: uid, rv: rv, pl: *pl, change: c, taken: m.round}
 		e.it.entry = e
 		e.pl.it = nil
-		if snap.from != nil && snap.slots[i] != nil {
+		if snap.from != nil && snap.slots[i] != nil && !snap.other[i] {
 			e.snap, e.slot = snap.from, snap.slots[i]
 		}
 		k := it.key()
@@ -271,6 +307,7 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 		}
 		m.byDigest[it.digest] = e
 		m.byKey[k] = e
+		m.byPos[it.idx] = e
 		kept++
 	}
 	if kept == len(m.byDigest) {

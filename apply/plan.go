@@ -287,43 +287,40 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	// plans[i] is the plan of items[i], computed now; nil for an object
 	// whose remembered plan holds (its entry has it).
 	plans := make([]*plan, len(items))
+	// The changes in input order: items[i].idx is the position of the
+	// object in the input (after -l), and every object has a change when
+	// none has a problem (changes is cut to the last position below).
+	// A remembered change is copied out as its object is met, while its
+	// entry is at hand.
+	changes := make([]Change, len(objs))
+	n := 0
 	var todo []*item
 	var todoLive []map[string]any
 	var todoAt []int
 	for i, it := range items {
-		if err := snap.err[i]; err != nil {
-			plans[i] = &plan{it: it, err: err}
+		n = max(n, it.idx+1)
+		if snap.err != nil && snap.err[i] != nil {
+			plans[i] = &plan{it: it, err: snap.err[i]}
 			continue
 		}
-		var id liveID
-		if snap.ids != nil {
-			id = snap.ids[i]
+		var slot *snapSlot
+		if snap.slots != nil {
+			slot = snap.slots[i]
 		}
-		if it.reusable(snap.live[i], id, r.crSchemas) {
+		if it.reusable(snap.live[i], slot, r.crSchemas) {
+			c := &changes[it.idx]
+			*c = *it.entry.change
+			c.Source = it.src
 			continue
 		}
 		todo = append(todo, it)
 		todoLive = append(todoLive, snap.live[i])
 		todoAt = append(todoAt, i)
 	}
+	changes = changes[:n:n]
 	computed := r.plans(todo, todoLive)
 	for j := range computed {
 		plans[todoAt[j]] = &computed[j]
-	}
-	// The changes in input order: items[i].idx is the position of the
-	// object in the input (after -l), and every object has a change when
-	// none has a problem.
-	n := 0
-	for _, it := range items {
-		n = max(n, it.idx+1)
-	}
-	changes := make([]Change, n)
-	for i, it := range items {
-		if plans[i] == nil {
-			c := &changes[it.idx]
-			*c = *it.entry.change
-			c.Source = it.src
-		}
 	}
 	// The changes computed now, on all CPUs; their errors in item order.
 	cerrs := make([]error, len(todoAt))

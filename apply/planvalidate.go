@@ -147,7 +147,17 @@ func crSchemas(ctx context.Context, src cluster.Reader, items []*item) map[schem
 	out := map[schema.GVK]map[string]any{}
 	seen := map[schema.GVK]bool{}
 	var recent [4]schema.GVK // the last kinds seen, looked at first
+	// The kinds of the remembered objects (memo.go) are told apart by
+	// their memoKind, without comparing their names.
+	var recentKinds [4]*memoKind
 	for i, it := range items {
+		if e := it.entry; e != nil {
+			k := e.kind
+			if k == recentKinds[0] || k == recentKinds[1] || k == recentKinds[2] || k == recentKinds[3] {
+				continue
+			}
+			recentKinds[i%4] = k
+		}
 		gvk := it.ref.GVK
 		if i > 0 && (gvk == recent[0] || gvk == recent[1] || gvk == recent[2] || gvk == recent[3]) {
 			continue

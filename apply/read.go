@@ -20,18 +20,13 @@ const listThreshold = 3
 type snapshot struct {
 	live []map[string]any
 	err  []error
-	// From a Snapshot: ids[i] is the identity of live[i], and slots[i]
-	// its slot when it was found in the version asked for.
-	ids   []liveID
+	// From a Snapshot: slots[i] is the slot live[i] was found in (which
+	// holds its identity), and other[i] is true when that slot holds the
+	// object in another version than the one asked for (nil when none
+	// does). err is nil: a Snapshot answers without errors.
 	slots []*snapSlot
+	other map[int]bool
 	from  *Snapshot
-}
-
-// liveID is the uid and resourceVersion of a live object; known when it
-// was read with the object.
-type liveID struct {
-	uid, rv string
-	known   bool
 }
 
 // readKey groups the objects that one List reads.
@@ -45,7 +40,7 @@ type readKey struct {
 // objects or more of the input, one Get for each other object. A List the
 // server refuses (a role that may get but not list) falls back to Gets.
 func readLive(ctx context.Context, c cluster.Reader, items []*item, workers int) snapshot {
-	s := snapshot{live: make([]map[string]any, len(items)), err: make([]error, len(items))}
+	s := snapshot{live: make([]map[string]any, len(items))}
 	if sr, ok := c.(sourceReader); ok {
 		if snap, ok := sr.LiveSource.(*Snapshot); ok && ctx.Err() == nil {
 			// Objects in memory: one lookup each, as Get finds them.
@@ -54,6 +49,7 @@ func readLive(ctx context.Context, c cluster.Reader, items []*item, workers int)
 			return s
 		}
 	}
+	s.err = make([]error, len(items))
 	groups := map[readKey][]int{}
 	var order []readKey
 	for i, it := range items {

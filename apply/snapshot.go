@@ -134,29 +134,32 @@ func (s *Snapshot) Get(_ context.Context, gvk schema.GVK, namespace, name string
 }
 
 // lookup reads the objects of items as Get finds them, into sn: the
-// object (nil for none) and its identity, and the slot of an object found
-// in the version asked for, which the next lookup of the item through its
-// memory's entry (memoEntry.slot) reads without a search.
+// object (nil for none) and the slot it was found in, which holds its
+// identity. The next lookup of an item through its memory's entry
+// (memoEntry.slot) reads a slot found in the version asked for without a
+// search.
 func (s *Snapshot) lookup(items []*item, sn *snapshot) {
-	sn.ids = make([]liveID, len(items))
 	sn.slots = make([]*snapSlot, len(items))
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for i, it := range items {
 		if e := it.entry; e != nil && e.snap == s && e.slot != nil && e.slot.obj != nil {
-			slot := e.slot
-			sn.live[i], sn.ids[i], sn.slots[i] = slot.obj, liveID{slot.uid, slot.rv, true}, slot
+			sn.live[i], sn.slots[i] = e.slot.obj, e.slot
 			continue
 		}
 		k := it.key()
 		if slot, ok := s.byKey[snapKey{k, it.ref.Version}]; ok {
-			sn.live[i], sn.ids[i], sn.slots[i] = slot.obj, liveID{slot.uid, slot.rv, true}, slot
+			sn.live[i], sn.slots[i] = slot.obj, slot
 			continue
 		}
 		for _, x := range s.kinds[groupKind{k.group, k.kind}] {
 			if x.objectKey == k {
 				slot := s.byKey[x]
-				sn.live[i], sn.ids[i] = slot.obj, liveID{slot.uid, slot.rv, true}
+				sn.live[i], sn.slots[i] = slot.obj, slot
+				if sn.other == nil {
+					sn.other = map[int]bool{}
+				}
+				sn.other[i] = true
 				break
 			}
 		}
