@@ -71,12 +71,16 @@ func BenchmarkManagedFields(b *testing.B) {
 	for _, m := range []struct {
 		name    string
 		library bool
-	}{{"library", true}, {"fast", false}} {
+		byShape bool
+	}{{"library", true, false}, {"fast", false, true}, {"fast-unremembered", false, false}} {
 		b.Run("create-deployments-1k/"+m.name, func(b *testing.B) {
-			defer func(v bool) { trackWithLibrary = v }(trackWithLibrary)
-			trackWithLibrary = m.library
+			defer func(v, w bool) { trackWithLibrary, trackCreatesByShape = v, w }(trackWithLibrary, trackCreatesByShape)
+			trackWithLibrary, trackCreatesByShape = m.library, m.byShape
 			createDeployments1k(b)
 		})
+		if m.name == "fast-unremembered" {
+			continue // the same updates as "fast"
+		}
 		b.Run("update/"+m.name, func(b *testing.B) {
 			defer func(v bool) { trackWithLibrary = v }(trackWithLibrary)
 			trackWithLibrary = m.library

@@ -124,7 +124,7 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	}
 	reset := fieldmgr.ResetFields(res, req.subresource)
 	var entries []any
-	if create && builtin && !reqHas && req.subresource == "" {
+	if trackCreatesByShape && create && builtin && !reqHas && req.subresource == "" {
 		// A built-in kind's type converter never changes: the field set
 		// of an object shaped as one created before is that one's.
 		scope := "main"
@@ -157,6 +157,10 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	}
 	return nil
 }
+
+// trackCreatesByShape makes trackUpdate use createdManaged; benchmarks
+// turn it off to compare.
+var trackCreatesByShape = true
 
 // createdManaged remembers the managedFields of created objects of
 // built-in kinds by their shape.
