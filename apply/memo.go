@@ -60,6 +60,10 @@ type planMemo struct {
 	// (nil where it had no entry), looked at first: an unchanged input
 	// has its objects where they were.
 	byPos []*memoEntry
+	// spare is the byPos of the plan before the last, reused: Plan fills
+	// it with the entries its objects took (memoRound.positions), update
+	// with the ones it makes.
+	spare []*memoEntry
 	kinds map[schema.GVK]*memoKind
 	round uint64 // the number of the current (or last) Plan
 }
@@ -149,6 +153,18 @@ func (r *memoRound) take(o manifest.Object, idx int, slab *itemSlab) (it *item, 
 	*it = e.it
 	it.idx, it.src = idx, o.Source
 	return it, d, ok
+}
+
+// positions returns a slice of n nil entries, for the entries of this
+// round by position (see planMemo.update).
+func (r *memoRound) positions(n int) []*memoEntry {
+	m := r.m
+	if cap(m.spare) < n {
+		m.spare = make([]*memoEntry, n)
+	}
+	m.spare = m.spare[:n]
+	clear(m.spare)
+	return m.spare
 }
 
 // sameKind reports whether the kind resolves as it did.
@@ -243,12 +259,13 @@ func (it *item) reusable(live map[string]any, slot *snapSlot, crSchemas map[sche
 
 // update makes the memory hold the plans and changes of one Plan (see
 // Planner.Plan: plans[i] is the plan of items[i] computed in it, nil for
-// those reused; changes in input order), and forget the objects that were
+// those reused; changes in input order; pos the entries reused, by
+// position, from memoRound.positions), and forget the objects that were
 // not in it. Entries that were reused stay as they are.
 //
 // Custom resources checked against their definition's schema (crSchemas)
 // are not remembered: the definition can change while they do not.
-func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *snapshot, crSchemas map[schema.GVK]map[string]any) {
+func (m *planMemo) update(items []*item, plans []*plan, changes []Change, pos []*memoEntry, snap *snapshot, crSchemas map[schema.GVK]map[string]any) {
 	if m.byDigest == nil {
 		m.byDigest = make(map[uint64]*memoEntry, len(plans))
 		m.byKey = make(map[objectKey]*memoEntry, len(plans))
@@ -260,9 +277,8 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 		}
 		return pl.live == nil || objref.ResourceVersion(pl.live) != ""
 	}
-	n, kept, last := 0, 0, 0
+	n, kept := 0, 0
 	for i, it := range items {
-		last = max(last, it.idx+1)
 		switch {
 		case plans[i] == nil:
 			kept++
@@ -274,19 +290,10 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, snap *
 	// order.
 	slab := make([]memoEntry, n)
 	chg := make([]Change, n)
-	if cap(m.byPos) >= last {
-		m.byPos = m.byPos[:last]
-		clear(m.byPos)
-	} else {
-		m.byPos = make([]*memoEntry, last)
-	}
+	m.byPos, m.spare = pos, m.byPos
 	for i, it := range items {
 		pl := plans[i]
-		if pl == nil {
-			m.byPos[it.idx] = it.entry
-			continue
-		}
-		if !remember(it, pl) {
+		if pl == nil || !remember(it, pl) {
 			continue
 		}
 		e, c := &slab[0], &chg[0]

@@ -293,6 +293,10 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	// A remembered change is copied out as its object is met, while its
 	// entry is at hand.
 	changes := make([]Change, len(objs))
+	var pos []*memoEntry // the entries reused, by position
+	if mem != nil {
+		pos = mem.positions(len(objs))
+	}
 	n := 0
 	var todo []*item
 	var todoLive []map[string]any
@@ -311,6 +315,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 			c := &changes[it.idx]
 			*c = *it.entry.change
 			c.Source = it.src
+			pos[it.idx] = it.entry
 			continue
 		}
 		todo = append(todo, it)
@@ -318,6 +323,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		todoAt = append(todoAt, i)
 	}
 	changes = changes[:n:n]
+	pos = pos[:min(n, len(pos))]
 	computed := r.plans(todo, todoLive)
 	for j := range computed {
 		plans[todoAt[j]] = &computed[j]
@@ -359,7 +365,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 		return nil, err
 	}
 	if p.memo != nil {
-		p.memo.update(items, plans, changes, &snap, r.crSchemas)
+		p.memo.update(items, plans, changes, pos, &snap, r.crSchemas)
 	}
 	st := &planState{objs: objs, opts: p.opts, items: items, plans: plans}
 	out := &Plan{st: st, Changes: changes}
