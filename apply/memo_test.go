@@ -300,3 +300,64 @@ func liveFor(config map[string]any, i int) (map[string]any, error) {
 	md["creationTimestamp"] = "2026-12-01T00:00:00Z"
 	return l, nil
 }
+
+// TestPlannerMemoryOtherVersion plans an object of one version of its
+// kind against a Snapshot that holds it in another (an
+// autoscaling/v1 HorizontalPodAutoscaler held as autoscaling/v2), with
+// and without the memory: the memory takes the identity of the object
+// found in the other version, and plans again when it moves.
+func TestPlannerMemoryOtherVersion(t *testing.T) {
+	ctx := context.Background()
+	mapper := kinds.NewMapper(kinds.Builtin(), schema.Builtin())
+	live := func(rv string, max int64) map[string]any {
+		return map[string]any{
+			"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+			"metadata": map[string]any{
+				"name": "web", "namespace": "default",
+				"uid": "00000000-0000-0000-0000-000000000001", "resourceVersion": rv,
+			},
+			"spec": map[string]any{
+				"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+				"minReplicas":    int64(1), "maxReplicas": max,
+			},
+		}
+	}
+	config := apply.Objects(map[string]any{
+		"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+		"metadata": map[string]any{"name": "web", "namespace": "default"},
+		"spec": map[string]any{
+			"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+			"minReplicas":    int64(1), "maxReplicas": int64(5),
+		},
+	})
+	snap := apply.NewSnapshot(live("10", 3))
+	remembering := apply.NewPlanner(snap, mapper, apply.Options{}).WithMemory()
+	var prev apply.Change
+	for round := range 4 {
+		if round == 2 {
+			snap.Set(live("11", 5))
+		}
+		got, err := remembering.Plan(ctx, config)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		want, err := apply.NewPlanner(snap, mapper, apply.Options{}).Plan(ctx, config)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !reflect.DeepEqual(got.Changes, want.Changes) {
+			t.Fatalf("round %d: the remembered plan differs:\n got %+v\nwant %+v", round, got.Changes, want.Changes)
+		}
+		c := got.Changes[0]
+		if rv, want := objref.ResourceVersion(c.Live), map[bool]string{true: "10", false: "11"}[round < 2]; rv != want {
+			t.Errorf("round %d: planned against resourceVersion %q, want %q", round, rv, want)
+		}
+		// Rounds 1 and 3 find the object and its live object as they
+		// were: the memory's change (the same Merged map).
+		reused := round > 0 && reflect.ValueOf(c.Merged).UnsafePointer() == reflect.ValueOf(prev.Merged).UnsafePointer()
+		if reused != (round%2 == 1) {
+			t.Errorf("round %d: remembered change taken = %v", round, reused)
+		}
+		prev = c
+	}
+}
