@@ -71,6 +71,7 @@ var (
 	nodeGVK = schema.GVK{Version: "v1", Kind: "Node"}
 	nsGVK   = schema.GVK{Version: "v1", Kind: "Namespace"}
 	pdbGVK  = schema.GVK{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}
+	svcGVK  = schema.GVK{Version: "v1", Kind: "Service"}
 )
 
 // Kubelet is the simulated node's kubelet.
@@ -553,8 +554,9 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 
 // lookups lets the scheduler read what it reads beside nodes and pods,
 // when it needs it: the labels of namespaces (pod affinity terms'
-// namespaceSelector), the claims, volumes and classes (VolumeBinding) and
-// the PodDisruptionBudgets (preemption).
+// namespaceSelector), the claims, volumes and classes (VolumeBinding),
+// the PodDisruptionBudgets (preemption) and the Services (the default
+// topology spreading).
 func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *scheduler.Cluster) {
 	snap.SetNamespaceLabels(func(ns string) map[string]string {
 		o, err := controller.GetShared(ctx, c, nsGVK, "", ns)
@@ -577,6 +579,18 @@ func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *schedu
 			return nil
 		}
 		l, err := c.List(ctx, pdbGVK)
+		if err != nil {
+			return nil
+		}
+		out := make([]map[string]any, len(l.Items))
+		copy(out, l.Items)
+		return out
+	})
+	snap.SetServices(func(ns string) []map[string]any {
+		if _, err := c.Mapper().ResourceFor(svcGVK); err != nil {
+			return nil
+		}
+		l, err := c.List(ctx, svcGVK, cluster.InNamespace(ns))
 		if err != nil {
 			return nil
 		}

@@ -121,7 +121,19 @@ type spreadConstraint struct {
 	// owner, for the default constraints of a pod that has none, is the
 	// uid of its controller: they select the pods of the same owner.
 	owner string
+	// services, for the default constraints, are the labels the selectors
+	// of the Services that select the pod require together (nil: none):
+	// they narrow what the default constraints count, to the pods of the
+	// owner (if any) that carry them all.
+	services map[string]string
 }
+
+// system reports a default constraint (of a pod without its own).
+func (sc spreadConstraint) system() bool { return sc.owner != "" || sc.services != nil }
+
+// ownerOnly reports a default constraint that counts the pods of an
+// owner, whatever their labels: the cluster keeps those counts.
+func (sc spreadConstraint) ownerOnly() bool { return sc.owner != "" && sc.services == nil }
 
 func (sc spreadConstraint) matches(labels map[string]string) bool {
 	return sc.sel.Matches(labels) && sc.extra.Matches(labels)
@@ -134,8 +146,11 @@ func (sc spreadConstraint) counts(p *pod, ns string) bool {
 	if p.deleting || p.namespace != ns {
 		return false
 	}
-	if sc.owner != "" {
-		return p.owner == sc.owner
+	if sc.system() {
+		if sc.owner != "" && p.owner != sc.owner {
+			return false
+		}
+		return hasLabels(p.labels, sc.services)
 	}
 	if sc.sel.Empty() && sc.extra.Empty() {
 		return false
@@ -145,15 +160,66 @@ func (sc spreadConstraint) counts(p *pod, ns string) bool {
 
 // defaultSpread are the constraints kube-scheduler gives a pod that
 // declares none (its system defaults): hostname with maxSkew 3 and zone
-// with maxSkew 5, both ScheduleAnyway, over the pods of the pod's owner.
-func defaultSpread(owner string) []spreadConstraint {
-	if owner == "" {
+// with maxSkew 5, both ScheduleAnyway, over the pods its default selector
+// selects: those that carry every label the selectors of the Services
+// selecting it require (services), and, for a pod that a ReplicaSet,
+// ReplicationController or StatefulSet controls, that have the same
+// owner. A pod with neither is not spread.
+func defaultSpread(owner string, services map[string]string) []spreadConstraint {
+	if owner == "" && len(services) == 0 {
 		return nil
 	}
-	return []spreadConstraint{
-		{maxSkew: 3, topologyKey: labelHostname, owner: owner},
-		{maxSkew: 5, topologyKey: labelZone, owner: owner},
+	if len(services) == 0 {
+		services = nil
 	}
+	return []spreadConstraint{
+		{maxSkew: 3, topologyKey: labelHostname, owner: owner, services: services},
+		{maxSkew: 5, topologyKey: labelZone, owner: owner, services: services},
+	}
+}
+
+// serviceLabels are the labels that the selectors of the Services of
+// namespace ns that select a pod of these labels require, merged (they
+// cannot conflict: each matches the pod). A Service without a selector
+// selects no pod; one with an empty selector selects every pod and
+// requires nothing. nil: no Service requires a label.
+func (c *Cluster) serviceLabels(ns string, labels map[string]string) map[string]string {
+	if c.services == nil {
+		return nil
+	}
+	var out map[string]string
+	for _, svc := range c.services(ns) {
+		spec, _ := svc["spec"].(map[string]any)
+		raw, ok := spec["selector"].(map[string]any)
+		if !ok {
+			continue
+		}
+		sel := make(map[string]string, len(raw))
+		for k, v := range raw {
+			s, _ := v.(string)
+			sel[k] = s
+		}
+		if !hasLabels(labels, sel) {
+			continue
+		}
+		for k, v := range sel {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// hasLabels reports whether labels carry every key and value of want.
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 const (

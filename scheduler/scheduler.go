@@ -146,6 +146,9 @@ type Cluster struct {
 	nsLabels func(string) map[string]string
 	// pdbs lists the PodDisruptionBudgets (for preemption).
 	pdbs func() []map[string]any
+	// services lists the Services of a namespace (the default spreading
+	// counts the pods they select).
+	services func(namespace string) []map[string]any
 	// ownerZones counts the pods of each owner (not terminating) by the
 	// zone of their node ("" for a node without one): the default
 	// spreading's zone counts without a walk over the nodes.
@@ -200,6 +203,15 @@ func (c *Cluster) Nodes() []string {
 // it such a selector selects only the namespaces the term lists.
 func (c *Cluster) SetNamespaceLabels(labels func(namespace string) map[string]string) {
 	c.nsLabels = labels
+}
+
+// SetServices gives the cluster the Services of each namespace, read when
+// a pod without topology spread constraints of its own is scored: as
+// kube-scheduler's system defaults, its spreading then counts the pods
+// that the Services selecting it select (with those of its controller,
+// if any). Without it only a pod's controller is spread.
+func (c *Cluster) SetServices(list func(namespace string) []map[string]any) {
+	c.services = list
 }
 
 // HasNode reports whether the cluster has a node of that name.

@@ -264,6 +264,7 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "20"}}`)
 	cases := []struct {
 		name     string
 		existing []string
+		services []string
 		pod      string
 		node     string
 	}{{
@@ -302,6 +303,36 @@ spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, mem
 spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
 		node: "a",
 	}, {
+		name: "default spreading of the pods of a Service",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: s}}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		},
+		services: []string{"metadata: {name: s, namespace: d}\nspec: {selector: {app: s}}"},
+		pod:      "metadata: {name: p, namespace: d, labels: {app: s}}\nspec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		node:     "b",
+	}, {
+		name: "a Service without a selector, or of another namespace, spreads nothing",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: s}}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		},
+		services: []string{
+			"metadata: {name: s, namespace: e}\nspec: {selector: {app: s}}",
+			"metadata: {name: t, namespace: d}\nspec: {ports: [{port: 80}]}",
+			"metadata: {name: u, namespace: d}\nspec: {selector: {}}",
+		},
+		pod:  "metadata: {name: p, namespace: d, labels: {app: s}}\nspec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		node: "a",
+	}, {
+		name: "a Service narrows what an owned pod's spreading counts",
+		existing: []string{
+			`metadata: {name: x, namespace: d, labels: {app: s}, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		},
+		services: []string{"metadata: {name: s, namespace: d}\nspec: {selector: {app: s, v: \"2\"}}"},
+		pod: `metadata: {name: p, namespace: d, labels: {app: s, v: "2"}, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "a",
+	}, {
 		name: "preferred anti-affinity",
 		existing: []string{
 			"metadata: {name: x, namespace: d, labels: {app: x}}\nspec: {nodeName: a, containers: [{name: c}]}",
@@ -329,6 +360,19 @@ spec:
 			for _, p := range tc.existing {
 				c.SetPod(obj(t, p))
 			}
+			var services []map[string]any
+			for _, s := range tc.services {
+				services = append(services, obj(t, s))
+			}
+			c.SetServices(func(ns string) []map[string]any {
+				var out []map[string]any
+				for _, s := range services {
+					if md, _ := s["metadata"].(map[string]any); md["namespace"] == ns {
+						out = append(out, s)
+					}
+				}
+				return out
+			})
 			if d := c.Schedule(obj(t, tc.pod)); d.Node != tc.node {
 				t.Errorf("node %q (%s), want %q", d.Node, d.Message, tc.node)
 			}

@@ -73,7 +73,7 @@ func (in *incoming) best(feasible []*node) *node {
 func (in *incoming) spreadScores(feasible []*node) []int64 {
 	var cons []spreadConstraint
 	if in.defaultSpread {
-		cons = defaultSpread(in.p.owner)
+		cons = defaultSpread(in.p.owner, in.c.serviceLabels(in.p.namespace, in.p.labels))
 	} else {
 		for _, sc := range in.spread {
 			if !sc.hard {
@@ -129,7 +129,7 @@ func (in *incoming) spreadScores(feasible []*node) []int64 {
 		if sc.topologyKey == labelHostname {
 			continue
 		}
-		if sc.owner != "" && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+		if sc.ownerOnly() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
 			for d := range domains[i] {
 				domains[i][d] = int64(in.c.ownerZones[sc.owner][d])
 			}
@@ -145,7 +145,7 @@ func (in *incoming) spreadScores(feasible []*node) []int64 {
 			continue
 		}
 		for i, sc := range cons {
-			if sc.topologyKey == labelHostname || sc.owner != "" && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+			if sc.topologyKey == labelHostname || sc.ownerOnly() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
 				continue
 			}
 			if !sc.ignoreAffine && !in.nodeAffine(m) || sc.honorTaints && in.untoleratedTaint(m) {
@@ -202,7 +202,7 @@ func (in *incoming) hasNodeAffinity() bool { return len(in.nodeSelector) > 0 || 
 
 // countOn counts the pods on n that constraint sc selects.
 func (in *incoming) countOn(n *node, sc spreadConstraint) int64 {
-	if sc.owner != "" {
+	if sc.ownerOnly() {
 		return int64(n.owners[sc.owner])
 	}
 	var cnt int64
