@@ -43,10 +43,14 @@
 //     OwnerIndex below are its read-only shortcuts;
 //   - the cache is what an Incremental controller remembers: podmemo for
 //     controllers whose owners claim pods (daemonset, statefulset, job;
-//     podmemo.Owners is their Sync and SyncChanged), svcpods for the
-//     endpoint controllers, both on reconcile.Clean and reconcile.Dirty
-//     (the owners whose last sync wrote nothing, and those a write
-//     concerns);
+//     podmemo.Owners is their Sync and SyncChanged), on reconcile.Clean
+//     and reconcile.Dirty (the owners whose last sync wrote nothing, and
+//     those a write concerns); reconcile.Queue, the work queue of the
+//     controllers whose SyncChanged lists nothing (deployment,
+//     replicaset, and, through svcpods, the endpoint controllers and
+//     the mirroring controller): the owners as last read and those
+//     queued, so that a sync the client rate limit cuts short goes on
+//     with the owners it did not reach and costs what is queued;
 //   - the reconciler is one owner's sync; reconcile.Loop runs it for each
 //     owner with upstream's work-queue back-off (event.Waiting,
 //     event.AfterSync) for the daemonset, statefulset, job and cronjob
@@ -158,6 +162,23 @@ func GetShared(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespa
 // interface that passes the method on to one that may not).
 type OwnerIndex interface {
 	Owned(ctx context.Context, fn func(group, kind, namespace, name string) error) error
+}
+
+// Meter is offered by the cluster.Interface that the runner of package
+// sim gives the controllers, which meters their work (its work limit
+// bounds a command): Read counts n objects of kinds other than Pods and
+// Events that a sync read from what its controller remembers rather than
+// from a List, as if listed. An incremental controller that lists
+// nothing still pays for what it reads: a sync costs what it looks at.
+type Meter interface {
+	Read(n int)
+}
+
+// Read counts n objects read from memory through c's Meter, if it has one.
+func Read(c cluster.Interface, n int) {
+	if m, ok := c.(Meter); ok {
+		m.Read(n)
+	}
 }
 
 // ErrThrottled is what a write returns when the controller's client rate

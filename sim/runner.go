@@ -1011,6 +1011,10 @@ func Revision(ctx context.Context, st *local.Store) (uint64, error) {
 	return binary.BigEndian.Uint64(v), nil
 }
 
+// Read counts objects a controller read from its memory as listed ones
+// (see controller.Meter).
+func (c *counting) Read(n int) { c.other += n }
+
 // GetShared passes the cache's objects on (see controller.SharedGetter).
 func (c *counting) GetShared(ctx context.Context, gvk schema.GVK, namespace, name string) (cluster.Object, error) {
 	return controller.GetShared(ctx, c.Interface, gvk, namespace, name)

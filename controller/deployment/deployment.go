@@ -152,6 +152,9 @@ func syncOwners(ctx context.Context, c cluster.Interface, now time.Time, m *memo
 		loop.Memory = m
 	}
 	res, err := loop.Run(ctx, c, now, todo, func(ctx context.Context, d map[string]any) (reconcile.Outcome, error) {
+		// What a sync reads costs as a List would: the Deployment, its
+		// ReplicaSets and the orphans of its namespace.
+		controller.Read(c, 1+len(w.byOwner[kobj.UID(d)])+len(w.orphans[kobj.Namespace(d)]))
 		s := &syncer{world: w, d: d, orig: d}
 		err := s.run(ctx)
 		if err != nil {

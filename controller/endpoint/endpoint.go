@@ -104,6 +104,8 @@ func (ctl Controller) SyncChanged(ctx context.Context, c cluster.Interface, now 
 func sync(ctx context.Context, c cluster.Interface, now time.Time, m *svcpods.Memory) (controller.Result, error) {
 	var res controller.Result
 	for _, svc := range m.Due() {
+		// What a sync reads costs as a List would.
+		controller.Read(c, 1)
 		if !svcpods.Served(svc) {
 			m.Synced(svc, false)
 			continue

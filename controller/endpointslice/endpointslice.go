@@ -102,6 +102,8 @@ func sync(ctx context.Context, c cluster.Interface, now time.Time, m *svcpods.Me
 	var res controller.Result
 	var nodes map[string]map[string]any
 	for _, svc := range m.Due() {
+		// What a sync reads costs as a List would.
+		controller.Read(c, 1)
 		if !svcpods.Served(svc) {
 			m.Synced(svc, false)
 			continue

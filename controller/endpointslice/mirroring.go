@@ -178,6 +178,8 @@ func (m *mirrorMemory) run(ctx context.Context, c cluster.Interface, now time.Ti
 	mr := &mirror{ctx: ctx, c: c, now: now}
 	defer func() { res.Changed = mr.changed }()
 	for _, ep := range todo {
+		// What a sync reads costs as a List would.
+		controller.Read(c, 1)
 		key := reconcile.KeyOf(ep)
 		before := mr.writes
 		svc, err := controller.GetShared(ctx, c, svcpods.ServiceGVK, key[0], key[1])

@@ -139,6 +139,9 @@ func (ctl Controller) syncAll(ctx context.Context, c cluster.Interface, now time
 		loop.Memory = ctl.inc
 	}
 	res, err := loop.Run(ctx, c, now, rss, func(ctx context.Context, rs map[string]any) (reconcile.Outcome, error) {
+		// What a sync reads costs as a List would (the pods are
+		// counted as the cache serves them).
+		controller.Read(c, 1)
 		r, err := syncOne(ctx, c, now, rs, idx)
 		return reconcile.Outcome{Changed: r.Changed, Requeue: r.RequeueAt}, err
 	})

@@ -8,9 +8,11 @@
 //   - the cache is what an incremental controller remembers between
 //     syncs: package podmemo for controllers that own pods (DaemonSet,
 //     StatefulSet, Job), package svcpods for the endpoint controllers.
-//     Both build on this package's Clean (the owners whose last sync
-//     wrote nothing, with their requeue times) and Dirty (the owners that
-//     the writes since concern);
+//     They build on this package's Clean (the owners whose last sync
+//     wrote nothing, with their requeue times), Dirty (the owners that
+//     the writes since concern) and Queue (the owners themselves and
+//     those queued, for a controller that lists nothing after its first
+//     sync);
 //   - the reconciler is a function that syncs one owner object; Loop
 //     calls it for each owner in List order with upstream's work-queue
 //     rules: an owner whose last sync the API server refused waits for
