@@ -126,6 +126,8 @@ type spreadConstraint struct {
 	// they narrow what the default constraints count, to the pods of the
 	// owner (if any) that carry them all.
 	services map[string]string
+	// tally keeps the counts of a default constraint with services.
+	tally *tally
 }
 
 // system reports a default constraint (of a pod without its own).

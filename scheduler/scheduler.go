@@ -153,6 +153,10 @@ type Cluster struct {
 	// zone of their node ("" for a node without one): the default
 	// spreading's zone counts without a walk over the nodes.
 	ownerZones map[string]map[string]int
+	// tallies count the pods that the default spreading of pods selected
+	// by Services counts, by key (see tallyFor) and by namespace.
+	tallies     map[string]*tally
+	talliesByNS map[string][]*tally
 	// volumes reads the claims, volumes and classes (VolumeBinding).
 	volumes *Volumes
 	// next is where the next search for nodes starts.
@@ -255,6 +259,9 @@ func (c *Cluster) SetPod(obj map[string]any) {
 		}
 		z[n.labels[labelZone]]++
 	}
+	for _, t := range c.talliesByNS[p.namespace] {
+		t.add(p, n, 1)
+	}
 	n.requested.Add(p.req)
 	n.nonZeroCPU += p.nonZeroCPU
 	n.nonZeroMem += p.nonZeroMem
@@ -282,6 +289,9 @@ func (c *Cluster) remove(key string) {
 		return
 	}
 	delete(n.pods, key)
+	for _, t := range c.talliesByNS[p.namespace] {
+		t.add(p, n, -1)
+	}
 	if p.owner != "" && !p.deleting {
 		if n.owners[p.owner]--; n.owners[p.owner] <= 0 {
 			delete(n.owners, p.owner)

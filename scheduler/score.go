@@ -74,6 +74,11 @@ func (in *incoming) spreadScores(feasible []*node) []int64 {
 	var cons []spreadConstraint
 	if in.defaultSpread {
 		cons = defaultSpread(in.p.owner, in.c.serviceLabels(in.p.namespace, in.p.labels))
+		for i := range cons {
+			if cons[i].services != nil {
+				cons[i].tally = in.c.tallyFor(in.p.namespace, in.p.owner, cons[i].services)
+			}
+		}
 	} else {
 		for _, sc := range in.spread {
 			if !sc.hard {
@@ -129,9 +134,13 @@ func (in *incoming) spreadScores(feasible []*node) []int64 {
 		if sc.topologyKey == labelHostname {
 			continue
 		}
-		if sc.ownerOnly() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+		if sc.system() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
 			for d := range domains[i] {
-				domains[i][d] = int64(in.c.ownerZones[sc.owner][d])
+				if sc.tally != nil {
+					domains[i][d] = int64(sc.tally.zones[d])
+				} else {
+					domains[i][d] = int64(in.c.ownerZones[sc.owner][d])
+				}
 			}
 			continue
 		}
@@ -145,7 +154,7 @@ func (in *incoming) spreadScores(feasible []*node) []int64 {
 			continue
 		}
 		for i, sc := range cons {
-			if sc.topologyKey == labelHostname || sc.ownerOnly() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
+			if sc.topologyKey == labelHostname || sc.system() && sc.topologyKey == labelZone && !requireAll && !in.hasNodeAffinity() && !sc.honorTaints {
 				continue
 			}
 			if !sc.ignoreAffine && !in.nodeAffine(m) || sc.honorTaints && in.untoleratedTaint(m) {
@@ -202,6 +211,9 @@ func (in *incoming) hasNodeAffinity() bool { return len(in.nodeSelector) > 0 || 
 
 // countOn counts the pods on n that constraint sc selects.
 func (in *incoming) countOn(n *node, sc spreadConstraint) int64 {
+	if sc.tally != nil {
+		return int64(sc.tally.nodes[n.name])
+	}
 	if sc.ownerOnly() {
 		return int64(n.owners[sc.owner])
 	}
