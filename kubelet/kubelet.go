@@ -72,6 +72,12 @@ var (
 	nsGVK   = schema.GVK{Version: "v1", Kind: "Namespace"}
 	pdbGVK  = schema.GVK{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}
 	svcGVK  = schema.GVK{Version: "v1", Kind: "Service"}
+	// The controllers whose selector the default spreading counts by.
+	spreadOwnerGVKs = map[string]schema.GVK{
+		"ReplicaSet":            {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+		"StatefulSet":           {Group: "apps", Version: "v1", Kind: "StatefulSet"},
+		"ReplicationController": {Version: "v1", Kind: "ReplicationController"},
+	}
 )
 
 // Kubelet is the simulated node's kubelet.
@@ -555,8 +561,8 @@ func (k *Kubelet) schedule(ctx context.Context, c cluster.Interface, pod map[str
 // lookups lets the scheduler read what it reads beside nodes and pods,
 // when it needs it: the labels of namespaces (pod affinity terms'
 // namespaceSelector), the claims, volumes and classes (VolumeBinding),
-// the PodDisruptionBudgets (preemption) and the Services (the default
-// topology spreading).
+// the PodDisruptionBudgets (preemption) and the Services and controllers
+// (the default topology spreading).
 func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *scheduler.Cluster) {
 	snap.SetNamespaceLabels(func(ns string) map[string]string {
 		o, err := controller.GetShared(ctx, c, nsGVK, "", ns)
@@ -597,6 +603,20 @@ func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *schedu
 		out := make([]map[string]any, len(l.Items))
 		copy(out, l.Items)
 		return out
+	})
+	snap.SetControllers(func(kind, ns, name string) map[string]any {
+		gvk, ok := spreadOwnerGVKs[kind]
+		if !ok {
+			return nil
+		}
+		if _, err := c.Mapper().ResourceFor(gvk); err != nil {
+			return nil
+		}
+		o, err := controller.GetShared(ctx, c, gvk, ns, name)
+		if err != nil {
+			return nil
+		}
+		return o
 	})
 }
 

@@ -126,12 +126,18 @@ type spreadConstraint struct {
 	// they narrow what the default constraints count, to the pods of the
 	// owner (if any) that carry them all.
 	services map[string]string
-	// tally keeps the counts of a default constraint with services.
+	// ownerSel, for the default constraints, is the selector of the
+	// pod's controller (nil: none, or owner counts by uid).
+	ownerSel *selector.Labels
+	// tally keeps the counts of a default constraint with services or
+	// ownerSel.
 	tally *tally
 }
 
 // system reports a default constraint (of a pod without its own).
-func (sc spreadConstraint) system() bool { return sc.owner != "" || sc.services != nil }
+func (sc spreadConstraint) system() bool {
+	return sc.owner != "" || sc.services != nil || sc.ownerSel != nil
+}
 
 // ownerOnly reports a default constraint that counts the pods of an
 // owner, whatever their labels: the cluster keeps those counts.
@@ -152,6 +158,9 @@ func (sc spreadConstraint) counts(p *pod, ns string) bool {
 		if sc.owner != "" && p.owner != sc.owner {
 			return false
 		}
+		if sc.ownerSel != nil && !sc.ownerSel.Matches(p.labels) {
+			return false
+		}
 		return hasLabels(p.labels, sc.services)
 	}
 	if sc.sel.Empty() && sc.extra.Empty() {
@@ -164,19 +173,20 @@ func (sc spreadConstraint) counts(p *pod, ns string) bool {
 // declares none (its system defaults): hostname with maxSkew 3 and zone
 // with maxSkew 5, both ScheduleAnyway, over the pods its default selector
 // selects: those that carry every label the selectors of the Services
-// selecting it require (services), and, for a pod that a ReplicaSet,
-// ReplicationController or StatefulSet controls, that have the same
-// owner. A pod with neither is not spread.
-func defaultSpread(owner string, services map[string]string) []spreadConstraint {
-	if owner == "" && len(services) == 0 {
-		return nil
-	}
+// selecting it require (services) and, for a pod that a ReplicaSet,
+// ReplicationController or StatefulSet controls, that its selector
+// selects (ownerSel), or, when the controller cannot be read, that have
+// the same owner. A pod with none of these is not spread.
+func defaultSpread(owner string, ownerSel *selector.Labels, services map[string]string) []spreadConstraint {
 	if len(services) == 0 {
 		services = nil
 	}
+	if owner == "" && ownerSel == nil && services == nil {
+		return nil
+	}
 	return []spreadConstraint{
-		{maxSkew: 3, topologyKey: labelHostname, owner: owner, services: services},
-		{maxSkew: 5, topologyKey: labelZone, owner: owner, services: services},
+		{maxSkew: 3, topologyKey: labelHostname, owner: owner, ownerSel: ownerSel, services: services},
+		{maxSkew: 5, topologyKey: labelZone, owner: owner, ownerSel: ownerSel, services: services},
 	}
 }
 

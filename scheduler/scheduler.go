@@ -53,6 +53,7 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/nodefit"
+	"github.com/konverge/konverge/selector"
 )
 
 // Reasons a node is rejected for, as kube-scheduler words them.
@@ -129,9 +130,11 @@ type pod struct {
 	// owner is the uid of the ReplicaSet, ReplicationController or
 	// StatefulSet that controls the pod: the pods of one owner are
 	// spread by default.
-	owner    string
-	deleting bool
-	start    string
+	owner string
+	// ownerKind and ownerName name that controller.
+	ownerKind, ownerName string
+	deleting             bool
+	start                string
 }
 
 // Cluster is the nodes and the pods placed on them.
@@ -149,6 +152,10 @@ type Cluster struct {
 	// services lists the Services of a namespace (the default spreading
 	// counts the pods they select).
 	services func(namespace string) []map[string]any
+	// controllers reads a ReplicaSet, ReplicationController or
+	// StatefulSet (nil: not found), whose selector the default spreading
+	// counts the pods of.
+	controllers func(kind, namespace, name string) map[string]any
 	// ownerZones counts the pods of each owner (not terminating) by the
 	// zone of their node ("" for a node without one): the default
 	// spreading's zone counts without a walk over the nodes.
@@ -216,6 +223,40 @@ func (c *Cluster) SetNamespaceLabels(labels func(namespace string) map[string]st
 // if any). Without it only a pod's controller is spread.
 func (c *Cluster) SetServices(list func(namespace string) []map[string]any) {
 	c.services = list
+}
+
+// SetControllers lets the cluster read the ReplicaSet,
+// ReplicationController or StatefulSet that controls a pod: as
+// kube-scheduler's, the default spreading of a pod without constraints
+// of its own then counts the pods its controller's selector selects (and
+// does not spread by the controller when it is not found). Without it,
+// the pods with the same controller are counted.
+func (c *Cluster) SetControllers(get func(kind, namespace, name string) map[string]any) {
+	c.controllers = get
+}
+
+// controllerSelector is the selector of the controller of p, as the
+// default spreading reads it; ok false: the controller is not found or
+// its selector selects nothing here.
+func (c *Cluster) controllerSelector(p *pod) (sel selector.Labels, ok bool) {
+	obj := c.controllers(p.ownerKind, p.namespace, p.ownerName)
+	if obj == nil {
+		return sel, false
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	var err error
+	if p.ownerKind == "ReplicationController" {
+		// A ReplicationController's selector is a map of labels.
+		m, _ := spec["selector"].(map[string]any)
+		sel, err = selector.FromLabelSelector(map[string]any{"matchLabels": m})
+	} else {
+		m, _ := spec["selector"].(map[string]any)
+		sel, err = selector.FromLabelSelector(m)
+	}
+	if err != nil || sel.Empty() {
+		return sel, false
+	}
+	return sel, true
 }
 
 // HasNode reports whether the cluster has a node of that name.
@@ -346,6 +387,7 @@ func newPod(obj map[string]any) *pod {
 		switch str(r, "kind") {
 		case "ReplicaSet", "ReplicationController", "StatefulSet":
 			p.owner = str(r, "uid")
+			p.ownerKind, p.ownerName = str(r, "kind"), str(r, "name")
 		}
 	}
 	return p

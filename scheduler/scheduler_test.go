@@ -265,8 +265,11 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "20"}}`)
 		name     string
 		existing []string
 		services []string
-		pod      string
-		node     string
+		// controllers, if not nil, are the controllers SetControllers
+		// reads.
+		controllers []string
+		pod         string
+		node        string
 	}{{
 		name: "resources alone",
 		existing: []string{
@@ -333,6 +336,35 @@ spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, mem
 spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
 		node: "a",
 	}, {
+		name: "a controller's selector counts the bare pods it selects",
+		existing: []string{
+			"metadata: {name: x, namespace: d, labels: {app: db}}\nspec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}",
+		},
+		controllers: []string{"kind: StatefulSet\nmetadata: {name: db, namespace: d}\nspec: {selector: {matchLabels: {app: db}}}"},
+		pod: `metadata: {name: db-0, namespace: d, labels: {app: db}, ownerReferences: [{kind: StatefulSet, name: db, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "b",
+	}, {
+		name: "a ReplicationController's selector counts the pods of another owner",
+		existing: []string{
+			`metadata: {name: x, namespace: d, labels: {app: rc}, ownerReferences: [{kind: ReplicationController, name: old, uid: u2, controller: true}]}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		},
+		controllers: []string{"kind: ReplicationController\nmetadata: {name: rc, namespace: d}\nspec: {selector: {app: rc}}"},
+		pod: `metadata: {name: p, namespace: d, labels: {app: rc}, ownerReferences: [{kind: ReplicationController, name: rc, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "b",
+	}, {
+		name: "a controller that is not found spreads nothing",
+		existing: []string{
+			`metadata: {name: x, namespace: d, labels: {app: s}, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		},
+		controllers: []string{},
+		pod: `metadata: {name: p, namespace: d, labels: {app: s}, ownerReferences: [{kind: ReplicaSet, name: rs, uid: u1, controller: true}]}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 200Mi}}}]}`,
+		node: "a",
+	}, {
 		name: "preferred anti-affinity",
 		existing: []string{
 			"metadata: {name: x, namespace: d, labels: {app: x}}\nspec: {nodeName: a, containers: [{name: c}]}",
@@ -373,6 +405,21 @@ spec:
 				}
 				return out
 			})
+			if tc.controllers != nil {
+				var ctrls []map[string]any
+				for _, s := range tc.controllers {
+					ctrls = append(ctrls, obj(t, s))
+				}
+				c.SetControllers(func(kind, ns, name string) map[string]any {
+					for _, o := range ctrls {
+						md, _ := o["metadata"].(map[string]any)
+						if o["kind"] == kind && md["namespace"] == ns && md["name"] == name {
+							return o
+						}
+					}
+					return nil
+				})
+			}
 			if d := c.Schedule(obj(t, tc.pod)); d.Node != tc.node {
 				t.Errorf("node %q (%s), want %q", d.Node, d.Message, tc.node)
 			}

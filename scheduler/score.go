@@ -73,10 +73,20 @@ func (in *incoming) best(feasible []*node) *node {
 func (in *incoming) spreadScores(feasible []*node) []int64 {
 	var cons []spreadConstraint
 	if in.defaultSpread {
-		cons = defaultSpread(in.p.owner, in.c.serviceLabels(in.p.namespace, in.p.labels))
+		owner := in.p.owner
+		var ownerSel *selector.Labels
+		if owner != "" && in.c.controllers != nil {
+			// kube-scheduler counts the pods the controller's selector
+			// selects (none by it when the controller is not found).
+			owner = ""
+			if sel, ok := in.c.controllerSelector(in.p); ok {
+				ownerSel = &sel
+			}
+		}
+		cons = defaultSpread(owner, ownerSel, in.c.serviceLabels(in.p.namespace, in.p.labels))
 		for i := range cons {
-			if cons[i].services != nil {
-				cons[i].tally = in.c.tallyFor(in.p.namespace, in.p.owner, cons[i].services)
+			if cons[i].services != nil || cons[i].ownerSel != nil {
+				cons[i].tally = in.c.tallyFor(in.p.namespace, owner, cons[i].ownerSel, cons[i].services)
 			}
 		}
 	} else {

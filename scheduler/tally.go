@@ -3,10 +3,13 @@ package scheduler
 import (
 	"sort"
 	"strings"
+
+	"github.com/konverge/konverge/selector"
 )
 
 // tally counts the pods (not terminating) of a namespace that carry some
-// labels, and have some owner when owner is set, by node and by zone:
+// labels, and have some owner when owner is set, and that a controller's
+// selector selects when sel is set, by node and by zone:
 // the pods that the default spreading of a pod selected by Services
 // counts. The cluster builds a tally the first time a decision needs it
 // and keeps it as pods come and go, so that a decision reads its counts
@@ -14,12 +17,14 @@ import (
 type tally struct {
 	namespace, owner string
 	labels           map[string]string
+	sel              *selector.Labels
 	nodes            map[string]int
 	zones            map[string]int
 }
 
 func (t *tally) selects(p *pod) bool {
-	return !p.deleting && p.namespace == t.namespace && (t.owner == "" || p.owner == t.owner) && hasLabels(p.labels, t.labels)
+	return !p.deleting && p.namespace == t.namespace && (t.owner == "" || p.owner == t.owner) &&
+		(t.sel == nil || t.sel.Matches(p.labels)) && hasLabels(p.labels, t.labels)
 }
 
 // add counts p, placed on n, d times (1 or -1) if the tally selects it.
@@ -39,9 +44,10 @@ func (t *tally) add(p *pod, n *node, d int) {
 }
 
 // tallyFor returns the tally of the pods of namespace ns that carry
-// labels (and have owner, if not ""), built now if no decision has
+// labels (and have owner, if not "", and that sel selects, if not nil),
+// built now if no decision has
 // needed it yet.
-func (c *Cluster) tallyFor(ns, owner string, labels map[string]string) *tally {
+func (c *Cluster) tallyFor(ns, owner string, sel *selector.Labels, labels map[string]string) *tally {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
@@ -51,6 +57,10 @@ func (c *Cluster) tallyFor(ns, owner string, labels map[string]string) *tally {
 	b.WriteString(ns)
 	b.WriteByte(0)
 	b.WriteString(owner)
+	b.WriteByte(0)
+	if sel != nil {
+		b.WriteString(sel.String())
+	}
 	for _, k := range keys {
 		b.WriteByte(0)
 		b.WriteString(k)
@@ -61,7 +71,7 @@ func (c *Cluster) tallyFor(ns, owner string, labels map[string]string) *tally {
 	if t := c.tallies[key]; t != nil {
 		return t
 	}
-	t := &tally{namespace: ns, owner: owner, labels: labels, nodes: map[string]int{}, zones: map[string]int{}}
+	t := &tally{namespace: ns, owner: owner, labels: labels, sel: sel, nodes: map[string]int{}, zones: map[string]int{}}
 	for _, p := range c.pods {
 		if n := c.byName[p.node]; n != nil {
 			t.add(p, n, 1)

@@ -20,7 +20,7 @@ func TestTallyFollowsPods(t *testing.T) {
 	}
 	put("a", "n0", "app: web", "")
 	put("b", "n1", "app: web", "")
-	tl := c.tallyFor("d", "", map[string]string{"app": "web"})
+	tl := c.tallyFor("d", "", nil, map[string]string{"app": "web"})
 	put("c", "n2", "app: web", "")
 	put("d", "n2", "app: db", "")
 	put("a", "n0", "app: db", "")                                               // relabeled
