@@ -77,3 +77,35 @@ func ExampleCluster_SetVolumes() {
 	// b
 	// 0/2 nodes are available: persistentvolumeclaim "other" not found. not found
 }
+
+func ExampleCluster_SetServices() {
+	node := func(name, cpu string) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"kubernetes.io/hostname": name}},
+			"status":   map[string]any{"allocatable": map[string]any{"cpu": cpu, "memory": "16Gi", "pods": "110"}},
+		}
+	}
+	c := scheduler.New([]map[string]any{node("big", "16"), node("small", "4")})
+	// A Service app=web: its bare pods are spread as a controller's are.
+	c.SetServices(func(ns string) []map[string]any {
+		return []map[string]any{{
+			"metadata": map[string]any{"name": "web", "namespace": ns},
+			"spec":     map[string]any{"selector": map[string]any{"app": "web"}},
+		}}
+	})
+	for i := range 3 {
+		p := map[string]any{
+			"metadata": map[string]any{"name": fmt.Sprintf("web-%d", i), "namespace": "default", "labels": map[string]any{"app": "web"}},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "c",
+				"resources": map[string]any{"requests": map[string]any{"cpu": "500m"}}}}},
+		}
+		d := c.Schedule(p)
+		fmt.Println(p["metadata"].(map[string]any)["name"], d.Node)
+		p["spec"].(map[string]any)["nodeName"] = d.Node
+		c.SetPod(p)
+	}
+	// Output:
+	// web-0 big
+	// web-1 small
+	// web-2 big
+}
