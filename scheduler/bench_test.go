@@ -25,20 +25,7 @@ func BenchmarkSchedule1000Nodes30000Pods(b *testing.B) {
 				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}},
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		c := New(nodeObjs)
-		for i := range pods {
-			p := podObj(i)
-			d := c.Schedule(p)
-			if d.Node == "" {
-				b.Fatalf("pod %d: %s", i, d.Message)
-			}
-			p["spec"].(map[string]any)["nodeName"] = d.Node
-			c.SetPod(p)
-		}
-	}
-	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+	scheduleAll(b, nodeObjs, pods, podObj, nil)
 }
 
 // BenchmarkSchedule1000Nodes30000OwnedPods is the same rollout as the
@@ -62,20 +49,7 @@ func BenchmarkSchedule1000Nodes30000OwnedPods(b *testing.B) {
 				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}},
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		c := New(nodeObjs)
-		for i := range pods {
-			p := podObj(i)
-			d := c.Schedule(p)
-			if d.Node == "" {
-				b.Fatalf("pod %d: %s", i, d.Message)
-			}
-			p["spec"].(map[string]any)["nodeName"] = d.Node
-			c.SetPod(p)
-		}
-	}
-	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+	scheduleAll(b, nodeObjs, pods, podObj, nil)
 }
 
 // BenchmarkSchedule1000Nodes30000ServicePods is the rollout of
@@ -103,21 +77,9 @@ func BenchmarkSchedule1000Nodes30000ServicePods(b *testing.B) {
 				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}},
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		c := New(nodeObjs)
+	scheduleAll(b, nodeObjs, pods, podObj, func(c *Cluster) {
 		c.SetServices(func(string) []map[string]any { return services })
-		for i := range pods {
-			p := podObj(i)
-			d := c.Schedule(p)
-			if d.Node == "" {
-				b.Fatalf("pod %d: %s", i, d.Message)
-			}
-			p["spec"].(map[string]any)["nodeName"] = d.Node
-			c.SetPod(p)
-		}
-	}
-	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+	})
 }
 
 // BenchmarkSchedule1000Nodes30000ControlledPods is the rollout of
@@ -147,21 +109,9 @@ func BenchmarkSchedule1000Nodes30000ControlledPods(b *testing.B) {
 				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}},
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		c := New(nodeObjs)
+	scheduleAll(b, nodeObjs, pods, podObj, func(c *Cluster) {
 		c.SetControllers(func(kind, ns, name string) map[string]any { return rs })
-		for i := range pods {
-			p := podObj(i)
-			d := c.Schedule(p)
-			if d.Node == "" {
-				b.Fatalf("pod %d: %s", i, d.Message)
-			}
-			p["spec"].(map[string]any)["nodeName"] = d.Node
-			c.SetPod(p)
-		}
-	}
-	b.ReportMetric(float64(pods*b.N)/b.Elapsed().Seconds(), "pods/s")
+	})
 }
 
 // BenchmarkSchedule1000Nodes30000PodsWithClaims is the rollout of
@@ -202,13 +152,26 @@ func BenchmarkSchedule1000Nodes30000PodsWithClaims(b *testing.B) {
 			},
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		c := New(nodeObjs)
+	scheduleAll(b, nodeObjs, pods, podObj, func(c *Cluster) {
 		c.SetVolumes(Volumes{
 			Claim:  func(_, name string) map[string]any { return claims[name] },
 			Volume: func(name string) map[string]any { return vols[name] },
 		})
+	})
+}
+
+// scheduleAll places pods one by one on a fresh Cluster of nodeObjs
+// (prepared by setup, when given) in every round of the benchmark, each
+// bound where it was scheduled before the next comes, and reports the
+// pods placed per second.
+func scheduleAll(b *testing.B, nodeObjs []map[string]any, pods int, podObj func(int) map[string]any, setup func(*Cluster)) {
+	b.Helper()
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(nodeObjs)
+		if setup != nil {
+			setup(c)
+		}
 		for i := range pods {
 			p := podObj(i)
 			d := c.Schedule(p)
