@@ -213,13 +213,9 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 	}
 	// Results in input order, as kubectl prints them.
 	for _, res := range r.slots {
-		if res == nil {
-			continue
+		if res != nil {
+			r.add(*res)
 		}
-		if uid := objref.UID(res.Object); uid != "" {
-			r.visited.UIDs[uid] = true
-		}
-		r.results = append(r.results, *res)
 	}
 	if err != nil {
 		return err
@@ -280,7 +276,14 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 				errs.add(it, err)
 			}
 		}
-		r.slots[it.idx] = &res
+		// The plan is done with; with OnResult the result is handed over
+		// at once, and nothing of the object stays for the rest of the run.
+		plans[i] = plan{}
+		if r.opts.OnResult != nil {
+			r.add(res)
+		} else {
+			r.slots[it.idx] = &res
+		}
 		r.progress(StepApply, len(items))
 	}
 	if errs.len() > 0 {
@@ -418,7 +421,7 @@ func (r *run) prune(ctx context.Context, c cluster.Interface, mode writeMode) er
 		if errs[i] != nil {
 			continue
 		}
-		r.results = append(r.results, Result{
+		r.emit(Result{
 			Ref:    objref.Of(cand.Object),
 			Action: Pruned,
 			DryRun: r.opts.DryRun,

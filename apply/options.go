@@ -111,6 +111,17 @@ type Options struct {
 	// Progress, when set, is called each time one more object of a step
 	// is done, from the goroutine that did it, one call at a time.
 	Progress func(Progress)
+	// OnResult, when set, receives each object's Result, settled as
+	// Apply would return it (Drift set, a Secret's values masked), instead
+	// of Apply collecting them: Apply then returns no results, and a caller
+	// that keeps only what it needs of each result (a diff its text) holds
+	// far less than the whole list. On a Batcher each result is handed over
+	// as soon as its write is made, in the order of the writes (namespaces
+	// and CRDs first); elsewhere after all writes, in input order; the
+	// pruned objects come last. Calls are made one at a time. When Apply
+	// returns an error, the results handed over may be of writes that were
+	// undone or never made.
+	OnResult func(Result)
 
 	// Ignore are fields that plan, diff and apply leave alone on the
 	// objects that exist: neither reported, nor overwritten, nor deleted

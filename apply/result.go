@@ -136,14 +136,38 @@ func (r Result) Unmasked() Result {
 }
 
 // finish settles the results of a run: their Drift, and a Secret's values
-// masked (kept for Unmasked).
+// masked (kept for Unmasked). With Options.OnResult they were settled and
+// handed over as they came, and there are none.
 func (r *run) finish() []Result {
 	for i := range r.results {
-		res := &r.results[i]
-		res.Drift = resultDrift(*res, r.opts.MetadataOnly)
-		*res = maskResult(*res)
+		r.results[i] = r.settle(r.results[i])
 	}
 	return r.results
+}
+
+// settle sets a result's Drift and masks a Secret's values.
+func (r *run) settle(res Result) Result {
+	res.Drift = resultDrift(res, r.opts.MetadataOnly)
+	return maskResult(res)
+}
+
+// add records the result of an input object: its uid as visited, so that
+// prune leaves the object alone, and the result emitted.
+func (r *run) add(res Result) {
+	if uid := objref.UID(res.Object); uid != "" {
+		r.visited.UIDs[uid] = true
+	}
+	r.emit(res)
+}
+
+// emit keeps a result for finish or, with Options.OnResult, settles it
+// and hands it over.
+func (r *run) emit(res Result) {
+	if r.opts.OnResult == nil {
+		r.results = append(r.results, res)
+		return
+	}
+	r.opts.OnResult(r.settle(res))
 }
 
 // resultDrift reports whether a result's object differs from its live

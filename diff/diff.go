@@ -30,7 +30,8 @@ type Options struct {
 	// --prune); an ApplySet is diffed as apply --applyset writes it (the
 	// merged objects carry its label, so that objects applied with the set
 	// do not all show as changed), and with Prune its members that the
-	// input no longer holds show as deletions.
+	// input no longer holds show as deletions. OnResult is not called:
+	// the results are the report's.
 	apply.Options
 
 	// ShowSecrets shows Secret values instead of masking them.
@@ -115,6 +116,7 @@ func (o Options) applyOptions() apply.Options {
 		a.Progress = o.Progress
 	}
 	a.DryRun, a.MetadataOnly = apply.DryRunServer, false
+	a.OnResult = nil
 	return a
 }
 
@@ -224,16 +226,7 @@ func New(c cluster.Interface, opts Options) *Differ {
 // the input creates diff too). Errors are apply's: every object's problems,
 // and no report.
 func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, error) {
-	opts := d.opts.applyOptions()
-	showPruned := opts.Prune
-	switch {
-	case opts.ApplySet != "":
-		// An ApplySet is applied with prune; without Prune the deletions
-		// are left out of the report.
-		opts.Prune, opts.PruneAll = true, false
-	case opts.Prune && opts.Selector == "":
-		opts.PruneAll = true
-	}
+	opts, showPruned := d.dryRunOptions()
 	results, err := apply.New(d.c, opts).Apply(ctx, objs)
 	if err != nil {
 		return nil, err
@@ -247,6 +240,22 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 	}
 	slices.SortStableFunc(r.Entries, func(a, b Entry) int { return strings.Compare(a.Name(), b.Name()) })
 	return r, nil
+}
+
+// dryRunOptions are the options of the apply a diff runs, and whether the
+// objects it prunes are part of the report.
+func (d *Differ) dryRunOptions() (opts apply.Options, showPruned bool) {
+	opts = d.opts.applyOptions()
+	showPruned = opts.Prune
+	switch {
+	case opts.ApplySet != "":
+		// An ApplySet is applied with prune; without Prune the deletions
+		// are left out of the report.
+		opts.Prune, opts.PruneAll = true, false
+	case opts.Prune && opts.Selector == "":
+		opts.PruneAll = true
+	}
+	return opts, showPruned
 }
 
 // entry turns an apply result into a diff entry.

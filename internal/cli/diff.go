@@ -138,44 +138,62 @@ func (o *DiffOptions) Run(ctx context.Context, out io.Writer) error {
 		}
 		opts.Options.PruneAllowlist = gvks
 	}
-	report, err := diff.New(sess.Cluster, opts).Run(ctx, objs)
-	progress.Close()
-	if err != nil {
-		for _, line := range diffErrorLines(err, o.ServerSide) {
-			fmt.Fprintln(errOut, line)
-		}
-		return &ExitError{Code: diff.ExitCode(nil, err)}
+	prog := os.Getenv(diff.EnvExternalDiff)
+	if prog == "" {
+		prog = os.Getenv(diff.EnvKubectlExternalDiff)
 	}
-	if err := sess.Close(ctx); err != nil {
-		return fail(errOut, errCode, err)
+	differ := diff.New(sess.Cluster, opts)
+	if o.Output == "" && prog == "" {
+		// The unified diff is rendered as the dry run goes, keeping the
+		// text of each object instead of the objects.
+		u, err := differ.RunUnified(ctx, objs, diff.RenderOptions{Color: color})
+		if err := o.diffDone(ctx, sess, progress, err); err != nil {
+			return err
+		}
+		for _, w := range u.Warnings() {
+			printWarning(errOut, w)
+		}
+		if _, err := u.WriteTo(out); err != nil {
+			return fail(errOut, errCode, err)
+		}
+		return exitStatus(u.ExitCode())
+	}
+	report, err := differ.Run(ctx, objs)
+	if err := o.diffDone(ctx, sess, progress, err); err != nil {
+		return err
 	}
 	for _, e := range report.Entries {
 		for _, w := range e.Warnings {
 			printWarning(errOut, w)
 		}
 	}
-
 	if o.Output == "json" {
 		if err := report.WriteJSON(out); err != nil {
 			return fail(errOut, errCode, err)
 		}
 		return exitStatus(diff.ExitCode(report, nil))
 	}
-	prog := os.Getenv(diff.EnvExternalDiff)
-	if prog == "" {
-		prog = os.Getenv(diff.EnvKubectlExternalDiff)
-	}
-	if prog != "" {
-		code, err := report.RunExternal(prog, out, errOut)
-		if err != nil {
-			return fail(errOut, errCode, err)
-		}
-		return exitStatus(code)
-	}
-	if err := report.WriteUnified(out, diff.RenderOptions{Color: color}); err != nil {
+	code, err := report.RunExternal(prog, out, errOut)
+	if err != nil {
 		return fail(errOut, errCode, err)
 	}
-	return exitStatus(diff.ExitCode(report, nil))
+	return exitStatus(code)
+}
+
+// diffDone ends the progress line and the session after the diff's dry
+// run, and prints the dry run's error (err) kubectl's way.
+func (o *DiffOptions) diffDone(ctx context.Context, sess *Session, progress *progressLine, err error) error {
+	progress.Close()
+	if err != nil {
+		for _, line := range diffErrorLines(err, o.ServerSide) {
+			fmt.Fprintln(o.g.ErrOut, line)
+		}
+		return &ExitError{Code: diff.ExitCode(nil, err)}
+	}
+	if err := sess.Close(ctx); err != nil {
+		return fail(o.g.ErrOut, 2, err)
+	}
+	return nil
 }
 
 // useColor decides --color: auto colors when out is a terminal.
