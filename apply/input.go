@@ -48,6 +48,11 @@ type item struct {
 	// settled and, with an ApplySet, the member label; shares values with
 	// the input, which is never modified.
 	config map[string]any
+	// addNS, when not empty, is the namespace the object is applied in,
+	// which config leaves out: resolve settles the namespace of an input
+	// without one without copying it (fullConfig copies it), for an
+	// object found applied as it is needs no copy (makePlan).
+	addNS string
 	// crd is the CustomResourceDefinition of the input that defines the
 	// kind, when the API did not serve the kind before the apply.
 	crd *inputCRD
@@ -60,6 +65,15 @@ type item struct {
 	entry *memoEntry
 	// rk is the item's rank (rankOf its ref).
 	rk int8
+}
+
+// fullConfig is the config with its namespace: config, or a copy of it
+// with addNS.
+func (it *item) fullConfig() map[string]any {
+	if it.addNS == "" {
+		return it.config
+	}
+	return objref.WithMetadata(it.config, "namespace", it.addNS)
 }
 
 func (it *item) isSecret() bool    { return it.ref.Group == "" && it.ref.Kind == "Secret" }
@@ -279,6 +293,14 @@ func resolve(it *item, m *kindCache, crds map[schema.GVK]*inputCRD, opts Options
 		ns = ""
 	case ns == "":
 		ns = opts.namespace()
+		if _, has := md["namespace"]; !has && !opts.ServerSide && set == nil && it.crd == nil && it.res.Strategic {
+			// Settled without a copy: makePlan encodes the config in
+			// its namespace, and copies it with it when it needs to.
+			// Validated without it against the kind's schema, the
+			// config is as valid (the namespace is a string).
+			it.addNS = ns
+			break
+		}
 		it.config = objref.WithMetadata(it.config, "namespace", ns)
 	case opts.EnforceNamespace && ns != opts.namespace():
 		//lint:ignore ST1005 kubectl's message (cli-runtime's), word for word

@@ -40,9 +40,10 @@ type plan struct {
 // applyOneObject up to the request, and patcher.go's patchSimple.
 func (r *run) makePlan(it *item, live map[string]any) plan {
 	p := plan{it: it, live: live}
-	var liveAnnotation string
+	var liveAnnotation, liveNS string
 	if live != nil {
 		md := objref.Metadata(live)
+		liveNS, _ = md["namespace"].(string)
 		ann, _ := md["annotations"].(map[string]any)
 		la := ann[lastapplied.Annotation]
 		p.annotated = la != nil
@@ -63,7 +64,9 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 			scratchPool.Put(bp)
 		}
 	}()
-	enc, err := lastapplied.AppendEncode((*bp)[:0], it.config)
+	// exact: the config decodes as itself (decodesAsItself), told by the
+	// walk that encodes it.
+	enc, exact, err := lastapplied.AppendEncodeIn((*bp)[:0], it.config, it.addNS)
 	*bp = enc[:0]
 	if err != nil {
 		p.err = err
@@ -72,28 +75,39 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 	// The config was validated against the kind's schema when the input
 	// was prepared (validateItem); with its annotation it is as valid.
 	validated := it.crd == nil && it.typ != nil
-	if live != nil && it.res.Strategic && liveAnnotation != "" && liveAnnotation == string(enc) && r.reapplied(it, live, liveAnnotation) {
+	if live != nil && it.res.Strategic && liveAnnotation != "" && liveAnnotation == string(enc) && exact && r.reapplied(it, live, liveAnnotation) {
 		// Applied again as it was: its original configuration is the
 		// config, and nothing is deleted. The annotation, the same on
 		// both sides, changes nothing: the config carries it only when
-		// there is a patch to send.
+		// there is a patch to send. A config whose namespace is not
+		// settled yet (addNS) gives the same patch without it when live
+		// is in that namespace.
+		config := it.config
+		if it.addNS != "" && liveNS != it.addNS {
+			config = it.fullConfig()
+		}
 		p.pt = cluster.StrategicMergePatchType
-		p.patch, p.err = merge.ThreeWayReapplied(it.config, it.config, live, it.typ, merge.Options{Validated: validated})
+		p.patch, p.err = merge.ThreeWayReapplied(config, config, live, it.typ, merge.Options{Validated: validated})
 		if p.err == nil && len(p.patch) > 0 {
-			p.modified = lastapplied.SetEncoded(it.config, liveAnnotation)
+			p.modified = lastapplied.SetEncoded(config, liveAnnotation)
+			if it.addNS != "" {
+				// SetEncoded's metadata is a copy of its own.
+				p.modified["metadata"].(map[string]any)["namespace"] = it.addNS
+			}
 			p.data, p.err = value.Encode(p.patch)
 		}
 		return p
 	}
+	config := it.fullConfig()
 	annotation := string(enc)
-	p.modified = lastapplied.SetEncoded(it.config, annotation)
+	p.modified = lastapplied.SetEncoded(config, annotation)
 	if live == nil {
 		// kubectl drops nulls after recording the annotation, which keeps
 		// them, so that a create stores what an update would.
 		p.create = withoutNulls(p.modified)
 		return p
 	}
-	original, err := originalOf(live, p.modified, it.config)
+	original, err := originalOf(live, p.modified, config)
 	if err != nil {
 		p.err = fmt.Errorf("retrieving original configuration: %w", err)
 		return p
@@ -115,11 +129,11 @@ func (r *run) makePlan(it *item, live map[string]any) plan {
 }
 
 // reapplied reports, for a live object whose last-applied annotation is
-// the one the config's annotation (lastapplied.Encode's) would be,
-// whether merge.ThreeWayReapplied(config, config, live) computes its
-// patch: for a config that decodes as itself (originalOf), whose
-// annotations hold no null and that carries no last-applied annotation
-// of its own (it differs from what kubectl sends by that annotation only,
+// the one the config's annotation (lastapplied.Encode's) would be, and a
+// config whose encoding decodes as itself (lastapplied.AppendEncodeExact:
+// originalOf's decodesAsItself), whether merge.ThreeWayReapplied(config,
+// config, live) computes its patch: for a config whose annotations hold
+// no null and that carries no last-applied annotation of its own (it differs from what kubectl sends by that annotation only,
 // which live has); not with --overwrite=false (which compares live with
 // the original configuration), ignore rules that apply to the object, or
 // a $patch directive in the config (which ThreeWay checks against
@@ -141,10 +155,7 @@ func (r *run) reapplied(it *item, live map[string]any, annotation string) bool {
 			}
 		}
 	}
-	if len(r.ignore) > 0 && len(ignoredPaths(r.ignore, it.ref, live)) > 0 {
-		return false
-	}
-	return decodesAsItself(it.config)
+	return len(r.ignore) == 0 || len(ignoredPaths(r.ignore, it.ref, live)) == 0
 }
 
 // scratchPool holds the buffers makePlan encodes annotations into.

@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -446,5 +447,98 @@ func TestResultMasked(t *testing.T) {
 	}
 	if res[0].Masked().Object == nil {
 		t.Fatal("Deployment result lost its object")
+	}
+}
+
+// liveWithoutNamespace is a LiveSource that returns its objects without
+// metadata.namespace, as a cache that keeps objects by namespace might.
+type liveWithoutNamespace struct{ apply.LiveSource }
+
+func (l liveWithoutNamespace) strip(o map[string]any) map[string]any {
+	md := maps.Clone(o["metadata"].(map[string]any))
+	delete(md, "namespace")
+	o = maps.Clone(o)
+	o["metadata"] = md
+	return o
+}
+
+func (l liveWithoutNamespace) Get(ctx context.Context, gvk schema.GVK, ns, name string) (map[string]any, error) {
+	o, err := l.LiveSource.Get(ctx, gvk, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return l.strip(o), nil
+}
+
+func (l liveWithoutNamespace) List(ctx context.Context, gvk schema.GVK, opts ...cluster.ListOption) (*cluster.List, error) {
+	list, err := l.LiveSource.List(ctx, gvk, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out := *list
+	out.Items = nil
+	for _, o := range list.Items {
+		out.Items = append(out.Items, l.strip(o))
+	}
+	return &out, nil
+}
+
+// TestPlanNamespaceSettledLate: an input without a namespace plans as
+// the same input with the namespace written out, whether the live
+// objects carry their namespace or not (the plan settles the namespace
+// of a config only when it needs the config with it), unchanged and
+// drifted alike; and ApplyPlan applies the patch in that namespace.
+func TestPlanNamespaceSettledLate(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	bare := parse(t, planApp)
+	mustApply(t, s, apply.Options{}, bare)
+	if _, err := s.Patch(ctx, gvkDeployment, "default", "web", cluster.MergePatchType, []byte(`{"spec":{"replicas":5}}`)); err != nil {
+		t.Fatal(err)
+	}
+	explicit := parse(t, planApp)
+	for _, o := range explicit {
+		o.Obj["metadata"].(map[string]any)["namespace"] = "default"
+	}
+	mapper := kinds.NewMapper(kinds.Builtin(), schema.Builtin())
+	for _, src := range []apply.LiveSource{s, liveWithoutNamespace{s}} {
+		var plans []*apply.Plan
+		var errs []string
+		for _, objs := range [][]manifest.Object{bare, explicit} {
+			p, err := apply.NewPlanner(src, mapper, apply.Options{}).Plan(ctx, objs)
+			plans = append(plans, p)
+			errs = append(errs, fmt.Sprint(err))
+		}
+		if errs[0] != errs[1] {
+			t.Fatalf("%T: error without the namespace: %s\nwith it: %s", src, errs[0], errs[1])
+		}
+		if plans[1] == nil {
+			// Live without its namespace: the namespace written is a
+			// change of an immutable field, for both.
+			if _, stripped := src.(liveWithoutNamespace); !stripped {
+				t.Fatalf("%T: %s", src, errs[1])
+			}
+			continue
+		}
+		got, want := plans[0], plans[1]
+		if a, b := changesLine(got), changesLine(want); a != b {
+			t.Fatalf("%T: plan without the namespace:\n%s\nwith it:\n%s", src, a, b)
+		}
+		if c := got.Changes[0]; !c.Drift || fmt.Sprint(c.Paths) != "[spec.replicas]" {
+			t.Fatalf("%T: %s drift=%v %v", src, c, c.Drift, c.Paths)
+		}
+		for i := range got.Changes {
+			g, w := got.Changes[i].Unmasked(), want.Changes[i].Unmasked()
+			if !value.Equal(g.Merged, w.Merged) || !value.Equal(g.Patch, w.Patch) {
+				t.Errorf("%T: %s: merged or patch differ:\n%v %v\n%v %v", src, g.Ref, g.Merged, g.Patch, w.Merged, w.Patch)
+			}
+		}
+	}
+	p := mustPlan(t, s, apply.Options{}, bare)
+	if _, err := apply.New(s, apply.Options{}).ApplyPlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := field(mustGet(t, s, gvkDeployment, "default", "web"), "spec.replicas"); got != int64(2) {
+		t.Fatalf("replicas after ApplyPlan = %v", got)
 	}
 }

@@ -57,15 +57,32 @@ func Encode(config map[string]any) (string, error) {
 // that compares it with an annotation it holds, or writes it on, without
 // making a string of it.
 func AppendEncode(dst []byte, config map[string]any) ([]byte, error) {
-	b, err := appendStripped(dst, config)
+	b, _, err := AppendEncodeIn(dst, config, "")
+	return b, err
+}
+
+// AppendEncodeIn is AppendEncode of config with metadata.namespace set to
+// namespace (config as it is when namespace is empty), without making
+// that copy of config: for a caller that settles an object's namespace
+// only when it needs the object. It also reports whether every value it
+// wrote (the annotation itself is not) decodes as itself (see
+// value.AppendEncodeExact); a null annotation, written as "", does.
+// config's metadata must be an object when namespace is not empty.
+func AppendEncodeIn(dst []byte, config map[string]any, namespace string) ([]byte, bool, error) {
+	exact := true
+	b, err := appendStripped(dst, config, namespace, &exact)
 	if err != nil {
 		// The error as the whole value gives it, with its path.
-		if _, err = value.Encode(withAnnotation(config, nil)); err == nil {
-			return AppendEncode(dst, config)
+		whole := withAnnotation(config, nil)
+		if namespace != "" {
+			whole["metadata"].(map[string]any)["namespace"] = namespace
 		}
-		return dst, fmt.Errorf("lastapplied: %w", err)
+		if _, err = value.Encode(whole); err == nil {
+			return AppendEncodeIn(dst, config, namespace)
+		}
+		return dst, false, fmt.Errorf("lastapplied: %w", err)
 	}
-	return append(b, '\n'), nil
+	return append(b, '\n'), exact, nil
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -73,28 +90,44 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 // appendStripped appends the encoding of withAnnotation(obj, nil) to dst
 // without building it: obj's members, with metadata's, with the
 // annotations but the last-applied one (null ones as "").
-func appendStripped(dst []byte, obj map[string]any) ([]byte, error) {
+// metadata.namespace is written as namespace when that is not empty;
+// exact is cleared when a value written does not decode as itself.
+func appendStripped(dst []byte, obj map[string]any, namespace string, exact *bool) ([]byte, error) {
 	md, _ := obj["metadata"].(map[string]any)
-	return appendMembers(dst, obj, "metadata", func(dst []byte) ([]byte, error) {
+	return appendMembers(dst, obj, "metadata", "", exact, func(dst []byte) ([]byte, error) {
 		ann, _ := md["annotations"].(map[string]any)
-		return appendMembers(dst, md, "annotations", func(dst []byte) ([]byte, error) {
-			return appendAnnotations(dst, ann)
+		return appendMembers(dst, md, "annotations", namespace, exact, func(dst []byte) ([]byte, error) {
+			return appendAnnotations(dst, ann, exact)
 		})
 	})
 }
 
+// appendValue is value.AppendEncode that clears *exact for a value that
+// does not decode as itself.
+func appendValue(dst []byte, v any, exact *bool) ([]byte, error) {
+	dst, ok, err := value.AppendEncodeExact(dst, v)
+	if !ok {
+		*exact = false
+	}
+	return dst, err
+}
+
 // appendMembers appends the encoding of the object m with its member
 // named special written by appendSpecial (present whether m has it or
-// not); keys sorted as encoding/json sorts them.
-func appendMembers(dst []byte, m map[string]any, special string, appendSpecial func([]byte) ([]byte, error)) ([]byte, error) {
+// not), and when namespace is not empty a member "namespace" of that
+// value (in place of m's); keys sorted as encoding/json sorts them.
+func appendMembers(dst []byte, m map[string]any, special, namespace string, exact *bool, appendSpecial func([]byte) ([]byte, error)) ([]byte, error) {
 	var buf [16]string
 	keys := buf[:0]
 	for k := range m {
-		if k != special {
+		if k != special && (namespace == "" || k != "namespace") {
 			keys = append(keys, k)
 		}
 	}
 	keys = append(keys, special)
+	if namespace != "" {
+		keys = append(keys, "namespace")
+	}
 	slices.Sort(keys)
 	dst = append(dst, '{')
 	var err error
@@ -102,14 +135,17 @@ func appendMembers(dst []byte, m map[string]any, special string, appendSpecial f
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if dst, err = appendKey(dst, k); err != nil {
+		if dst, err = appendKey(dst, k, exact); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')
-		if k == special {
+		switch {
+		case k == special:
 			dst, err = appendSpecial(dst)
-		} else {
-			dst, err = value.AppendEncode(dst, m[k])
+		case namespace != "" && k == "namespace":
+			dst, err = appendValue(dst, namespace, exact)
+		default:
+			dst, err = appendValue(dst, m[k], exact)
 		}
 		if err != nil {
 			return dst, err
@@ -122,10 +158,10 @@ func appendMembers(dst []byte, m map[string]any, special string, appendSpecial f
 // when no byte of it needs an escape (printable ASCII but the quote, the
 // backslash and the three characters encoding/json escapes for HTML, <, >
 // and &), which spares boxing it for value.AppendEncode.
-func appendKey(dst []byte, k string) ([]byte, error) {
+func appendKey(dst []byte, k string, exact *bool) ([]byte, error) {
 	for i := 0; i < len(k); i++ {
 		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return value.AppendEncode(dst, k)
+			return appendValue(dst, k, exact)
 		}
 	}
 	dst = append(dst, '"')
@@ -134,7 +170,7 @@ func appendKey(dst []byte, k string) ([]byte, error) {
 }
 
 // appendAnnotations appends the annotations as Encode writes them.
-func appendAnnotations(dst []byte, ann map[string]any) ([]byte, error) {
+func appendAnnotations(dst []byte, ann map[string]any, exact *bool) ([]byte, error) {
 	var buf [16]string
 	keys := buf[:0]
 	for k := range ann {
@@ -149,7 +185,7 @@ func appendAnnotations(dst []byte, ann map[string]any) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if dst, err = appendKey(dst, k); err != nil {
+		if dst, err = appendKey(dst, k, exact); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')
@@ -157,7 +193,7 @@ func appendAnnotations(dst []byte, ann map[string]any) ([]byte, error) {
 		if v == nil {
 			v = ""
 		}
-		if dst, err = value.AppendEncode(dst, v); err != nil {
+		if dst, err = appendValue(dst, v, exact); err != nil {
 			return dst, err
 		}
 	}

@@ -2,6 +2,7 @@ package lastapplied
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -149,6 +150,33 @@ func TestEncodeMatchesStrippedObject(t *testing.T) {
 		}
 		if got != string(want)+"\n" {
 			t.Fatalf("object %d:\n got %s\nwant %s", i, got, want)
+		}
+		// In a namespace: as the object with it, settled as apply
+		// settles it (metadata exists then); exact when the values
+		// written decode as themselves.
+		if _, ok := obj["metadata"].(map[string]any); !ok {
+			continue
+		}
+		ns := []string{"default", "n\xff", "<ns>"}[rng.IntN(3)]
+		inNS := maps.Clone(obj)
+		md := maps.Clone(obj["metadata"].(map[string]any))
+		md["namespace"] = ns
+		inNS["metadata"] = md
+		stripped := withAnnotation(inNS, nil)
+		want, werr = value.Encode(stripped)
+		gotIn, exact, gerr := AppendEncodeIn([]byte("x"), obj, ns)
+		if werr != nil || gerr != nil {
+			if gerr == nil || werr == nil || gerr.Error() != "lastapplied: "+werr.Error() {
+				t.Fatalf("object %d in %q: error %v, want %v", i, ns, gerr, werr)
+			}
+			continue
+		}
+		if string(gotIn) != "x"+string(want)+"\n" {
+			t.Fatalf("object %d in %q:\n got %s\nwant x%s", i, ns, gotIn, want)
+		}
+		_, wantExact, _ := value.AppendEncodeExact(nil, stripped)
+		if exact != wantExact {
+			t.Fatalf("object %d in %q: exact %v, want %v", i, ns, exact, wantExact)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package merge
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -43,6 +44,9 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 		patch[k] = v
 	}
 	found := 0 // keys of modified that original has
+	// A reapplied config is its own other (ThreeWayReapplied): its
+	// members are their own, without a lookup.
+	self := other != nil && sameMap(other, modified)
 	for key, modV := range modified {
 		origV, ok := original[key]
 		if !ok {
@@ -79,7 +83,9 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 			sub := o
 			sub.buildRetainKeys = ft.RetainKeys && ft.Kind == schema.Struct
 			var oth map[string]any
-			if other != nil {
+			if self {
+				oth = mv
+			} else if other != nil {
 				oth, _ = other[key].(map[string]any)
 			}
 			p, err := d.diffMaps(ov, mv, oth, ft, sub)
@@ -103,7 +109,9 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 				continue
 			}
 			var oth []any
-			if other != nil {
+			if self {
+				oth = mv
+			} else if other != nil {
 				oth, _ = other[key].([]any)
 			}
 			if fk, err := needsFullKeys(ft, ov, mv, oth); err != nil {
@@ -171,6 +179,11 @@ func (d *differ) diffMaps(original, modified, other map[string]any, t *schema.Ty
 		}
 	}
 	return patch, nil
+}
+
+// sameMap reports whether a and b are the same map (not equal ones).
+func sameMap(a, b map[string]any) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 func hasAdditionalField(original, modified map[string]any) bool {

@@ -79,6 +79,21 @@ func AppendEncode(dst []byte, v any) ([]byte, error) {
 	return out, nil
 }
 
+// AppendEncodeExact is AppendEncode that also reports whether v holds
+// only the values Decode makes (maps, lists, strings and keys of valid
+// UTF-8, int64, float64 that are not integral, booleans and null), so
+// that decoding what it appended gives v again. A caller that needs both
+// the encoding and that answer walks v once instead of twice.
+func AppendEncodeExact(dst []byte, v any) ([]byte, bool, error) {
+	e := encoderPool.Get().(*encoder)
+	defer e.release()
+	out, err := e.append(dst, v)
+	if err != nil {
+		return dst, false, err
+	}
+	return out, !e.inexact, nil
+}
+
 // encoderPool keeps encoders with their scratch.
 var encoderPool = sync.Pool{New: func() any {
 	return &encoder{pairs: make([]kv, 0, 32), buf: make([]byte, 0, 1024)}
@@ -91,7 +106,7 @@ func (e *encoder) release() {
 	}
 	// e.pairs holds nothing: appendObject clears what it used.
 	pairs, buf := e.pairs[:0], e.buf[:0]
-	*e = encoder{pairs: pairs, buf: buf, lastStr: e.lastStr, lastEnc: e.lastEnc}
+	*e = encoder{pairs: pairs, buf: buf, lastStr: e.lastStr, lastEnc: e.lastEnc, lastValid: e.lastValid}
 	encoderPool.Put(e)
 }
 
@@ -106,12 +121,24 @@ const (
 // comparison is immediate when both share their bytes).
 func (e *encoder) appendLongString(dst []byte, s string) []byte {
 	if s == e.lastStr {
+		e.inexact = e.inexact || !e.lastValid
 		return append(dst, e.lastEnc...)
 	}
 	start := len(dst)
-	dst = appendString(dst, s)
-	e.lastStr = s
+	dst, valid := appendStringValid(dst, s)
+	e.inexact = e.inexact || !valid
+	e.lastStr, e.lastValid = s, valid
 	e.lastEnc = append(e.lastEnc[:0], dst[start:]...)
+	return dst
+}
+
+// appendString is appendString (the package function) that notes a
+// string of invalid UTF-8 in e.inexact.
+func (e *encoder) appendString(dst []byte, s string) []byte {
+	dst, valid := appendStringValid(dst, s)
+	if !valid {
+		e.inexact = true
+	}
 	return dst
 }
 
@@ -122,8 +149,14 @@ type encoder struct {
 	// The last long string written and its encoding, kept across uses of
 	// the pooled encoder: kubectl apply's patch and result carry the same
 	// last-applied annotation, kilobytes of JSON text to escape.
-	lastStr string
-	lastEnc []byte
+	lastStr   string
+	lastEnc   []byte
+	lastValid bool // lastStr is valid UTF-8
+
+	// inexact notes a value Decode would not give back: a Go type it
+	// does not make, an integral float64, or invalid UTF-8
+	// (AppendEncodeExact).
+	inexact bool
 
 	// Past MaxDepth nested objects and lists, the encoder remembers the
 	// ones it is inside, so that a value containing itself is an error as
@@ -174,7 +207,7 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		if len(x) >= minCachedString && len(x) <= maxCachedString {
 			return e.appendLongString(dst, x), nil
 		}
-		return appendString(dst, x), nil
+		return e.appendString(dst, x), nil
 	case bool:
 		if x {
 			return append(dst, "true"...), nil
@@ -183,16 +216,24 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(dst, x, 10), nil
 	case int:
+		e.inexact = true
 		return strconv.AppendInt(dst, int64(x), 10), nil
 	case int32:
+		e.inexact = true
 		return strconv.AppendInt(dst, int64(x), 10), nil
 	case uint64:
+		e.inexact = true
 		return strconv.AppendUint(dst, x, 10), nil
 	case float64:
+		if x == math.Trunc(x) {
+			e.inexact = true // Decode makes an int64 of it
+		}
 		return appendFloat(dst, x, 64, v)
 	case float32:
+		e.inexact = true
 		return appendFloat(dst, float64(x), 32, v)
 	case json.Number:
+		e.inexact = true
 		if x == "" {
 			return append(dst, '0'), nil
 		}
@@ -245,6 +286,7 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		e.leave(id)
 		return append(dst, ']'), nil
 	case map[string]string:
+		e.inexact = true
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
@@ -254,6 +296,7 @@ func (e *encoder) append(dst []byte, v any) ([]byte, error) {
 		}
 		return e.append(dst, m)
 	case []string:
+		e.inexact = true
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
@@ -302,7 +345,7 @@ func (e *encoder) appendPairs(dst []byte, pairs []kv) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, p.k)
+		dst = e.appendString(dst, p.k)
 		dst = append(dst, ':')
 		var err error
 		dst, err = e.append(dst, p.v)
@@ -421,6 +464,14 @@ const hexDigits = "0123456789abcdef"
 // appendString writes s as a JSON string with encoding/json's HTML-safe
 // escaping.
 func appendString(dst []byte, s string) []byte {
+	dst, _ = appendStringValid(dst, s)
+	return dst
+}
+
+// appendStringValid is appendString that also reports whether s is valid
+// UTF-8 (an invalid byte is written as U+FFFD).
+func appendStringValid(dst []byte, s string) ([]byte, bool) {
+	valid := true
 	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
@@ -452,6 +503,7 @@ func appendString(dst []byte, s string) []byte {
 			esc = [6]byte{'\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF]}
 		case r == utf8.RuneError && size == 1:
 			esc = [6]byte{'\\', 'u', 'f', 'f', 'f', 'd'}
+			valid = false
 		case r == '\u2028' || r == '\u2029':
 			esc = [6]byte{'\\', 'u', '2', '0', '2', hexDigits[r&0xF]}
 		default:
@@ -464,7 +516,7 @@ func appendString(dst []byte, s string) []byte {
 		start = i
 	}
 	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, '"'), valid
 }
 
 // load64 returns the eight bytes of s from i as a little-endian word.

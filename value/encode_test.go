@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/konverge/konverge/value"
 )
@@ -518,4 +520,66 @@ func sameContainer(a, b any) bool {
 		return ok && len(x) > 0 && len(x) == len(y) && &x[0] == &y[0]
 	}
 	return false
+}
+
+// TestAppendEncodeExact checks AppendEncodeExact against AppendEncode
+// and a walk of its own that tells the values Decode makes (maps, lists,
+// strings and keys of valid UTF-8, int64, float64 that are not
+// integral, booleans, null) from the others, on random values and the
+// corpus; the encoder is pooled, so an inexact value must not leak into
+// the next answer.
+func TestAppendEncodeExact(t *testing.T) {
+	var decodable func(v any) bool
+	decodable = func(v any) bool {
+		switch x := v.(type) {
+		case nil, bool, int64:
+			return true
+		case string:
+			return utf8.ValidString(x)
+		case float64:
+			return x != math.Trunc(x)
+		case map[string]any:
+			for k, e := range x {
+				if !utf8.ValidString(k) || !decodable(e) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			for _, e := range x {
+				if !decodable(e) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	check := func(name string, v any) {
+		t.Helper()
+		want, werr := value.AppendEncode([]byte("x"), v)
+		got, exact, err := value.AppendEncodeExact([]byte("x"), v)
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%s: AppendEncodeExact(%#v) = %s, %v; AppendEncode %s, %v", name, v, got, err, want, werr)
+		}
+		if err == nil && exact != decodable(v) {
+			t.Fatalf("%s: AppendEncodeExact(%#v) exact = %v, want %v", name, v, exact, !exact)
+		}
+	}
+	for _, tc := range encodeCorpus {
+		check(tc.name, tc.v)
+	}
+	long := strings.Repeat("é", 1024)
+	for _, v := range []any{
+		int64(1), 1.0, 1.5, "\xff", map[string]any{"\xff": int64(1)}, []any{int32(1)},
+		// A long string's encoding is remembered across uses, its
+		// validity with it.
+		long + "\xff", long + "\xff", long, long,
+	} {
+		check(fmt.Sprintf("%#v", v), v)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 5000 {
+		check(fmt.Sprint("#", i), randomValue(r, 4))
+	}
 }
