@@ -202,7 +202,7 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 			return fmt.Errorf("apply: %w", err)
 		}
 		for _, it := range items {
-			r.set.AddMember(it.res, it.ref.Namespace)
+			r.set.AddMember(*it.res, it.ref.Namespace)
 		}
 	}
 	r.slots = make([]*Result, len(objs))

@@ -3,6 +3,7 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 
@@ -41,7 +42,9 @@ type item struct {
 	idx int
 	src manifest.Source
 	ref objref.Ref
-	res cluster.Resource
+	// res is shared by the items of a kind (kindCache): not to be
+	// written through.
+	res *cluster.Resource
 	// typ is the merge schema of the kind (nil: JSON merge semantics).
 	typ *schema.Type
 	// config is the object to apply: the input with its namespace
@@ -98,6 +101,9 @@ func rankOf(ref objref.Ref) int8 {
 	return 2
 }
 
+// unresolved is the resource of an item before resolve finds it.
+var unresolved cluster.Resource
+
 // objectKey identifies an object across versions of its kind.
 type objectKey struct{ group, kind, namespace, name string }
 
@@ -138,13 +144,13 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 			}
 			it = slab.next()
 			ref := objref.Of(o.Obj)
-			*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj, digest: d, digestOK: ok}
+			*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj, res: &unresolved, digest: d, digestOK: ok}
 			items = append(items, it)
 			continue
 		}
 		it := slab.next()
 		ref := objref.Of(o.Obj)
-		*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj}
+		*it = item{idx: len(items), src: o.Source, ref: ref, rk: rankOf(ref), config: o.Obj, res: &unresolved}
 		items = append(items, it)
 	}
 	if len(items) == 0 {
@@ -155,7 +161,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 	// Every object taken from the memory was resolved, with a key no
 	// other remembered object has; the others are resolved here, and
 	// checked against each other and the remembered ones.
-	seen := make(map[objectKey]*item, len(items)-taken)
+	seen := seenKeys{byHash: make(map[uint64]*item, len(items)-taken), seed: maphash.MakeSeed()}
 	kinds := &kindCache{m: m}
 	ok := items[:0] // filtered in place: ok never gets ahead of items
 	for _, it := range items {
@@ -174,11 +180,10 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		if mem != nil && mem.takenKey(k) {
 			return nil, errRetry
 		}
-		if first, dup := seen[k]; dup {
+		if first := seen.add(k, it); first != nil {
 			errs.add(it, fmt.Errorf("duplicate object: %s is also defined in %s", it.ref, first.src))
 			continue
 		}
-		seen[k] = it
 		ok = append(ok, it)
 	}
 	var verrs []error
@@ -206,6 +211,37 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 	return valid, nil
 }
 
+// seenKeys are the items of an input by their keys, to find an object
+// given twice: indexed by a hash of the key (a map of small entries),
+// the few items whose hash an item of another key took kept by key.
+type seenKeys struct {
+	byHash  map[uint64]*item
+	seed    maphash.Seed
+	collide map[objectKey]*item
+}
+
+// add records it under k, unless an item has k already: it returns that
+// item then.
+func (s *seenKeys) add(k objectKey, it *item) *item {
+	h := maphash.Comparable(s.seed, k)
+	first, ok := s.byHash[h]
+	if !ok {
+		s.byHash[h] = it
+		return nil
+	}
+	if first.key() == k {
+		return first
+	}
+	if first = s.collide[k]; first != nil {
+		return first
+	}
+	if s.collide == nil {
+		s.collide = map[objectKey]*item{}
+	}
+	s.collide[k] = it
+	return nil
+}
+
 func byRank(a, b *item) int { return a.rank() - b.rank() }
 
 // kindCache resolves each kind of an input once: its resource and merge
@@ -224,15 +260,15 @@ type resolvedKind struct {
 
 // resourceFor is the Mapper's ResourceFor and Schema of gvk, from the
 // cache when gvk was resolved before. Errors are not kept.
-func (c *kindCache) resourceFor(gvk schema.GVK) (cluster.Resource, *schema.Type, error) {
+func (c *kindCache) resourceFor(gvk schema.GVK) (*cluster.Resource, *schema.Type, error) {
 	if c.hit != nil && gvk == c.last {
-		return c.hit.res, c.hit.typ, nil
+		return &c.hit.res, c.hit.typ, nil
 	}
 	r, ok := c.byGVK[gvk]
 	if !ok {
 		res, err := c.m.ResourceFor(gvk)
 		if err != nil {
-			return res, nil, err
+			return nil, nil, err
 		}
 		r = &resolvedKind{res: res, typ: c.m.Schema(gvk)}
 		if c.byGVK == nil {
@@ -241,7 +277,7 @@ func (c *kindCache) resourceFor(gvk schema.GVK) (cluster.Resource, *schema.Type,
 		c.byGVK[gvk] = r
 	}
 	c.last, c.hit = gvk, r
-	return r.res, r.typ, nil
+	return &r.res, r.typ, nil
 }
 
 // resolve finds the kind of an item and settles its namespace and labels.
@@ -272,7 +308,7 @@ func resolve(it *item, m *kindCache, crds map[schema.GVK]*inputCRD, opts Options
 	case crds[it.ref.GVK] != nil:
 		crd := crds[it.ref.GVK]
 		it.crd = crd
-		it.res = cluster.Resource{
+		it.res = &cluster.Resource{
 			GVK:        crd.version.GVK,
 			Plural:     crd.version.Plural,
 			Singular:   crd.version.Singular,

@@ -333,8 +333,8 @@ func (m *planMemo) update(items []*item, plans []*plan, changes []Change, pos []
 // kindOf returns the memoKind of the kind as it resolved.
 func (m *planMemo) kindOf(it *item) *memoKind {
 	k := m.kinds[it.ref.GVK]
-	if k == nil || k.typ != it.typ || !sameResource(k.res, it.res) {
-		k = &memoKind{gvk: it.ref.GVK, res: it.res, typ: it.typ, checked: m.round, ok: true}
+	if k == nil || k.typ != it.typ || !sameResource(k.res, *it.res) {
+		k = &memoKind{gvk: it.ref.GVK, res: *it.res, typ: it.typ, checked: m.round, ok: true}
 		m.kinds[it.ref.GVK] = k
 	}
 	return k

@@ -279,7 +279,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 			return nil, fmt.Errorf("apply: %w", err)
 		}
 		for _, it := range items {
-			r.set.AddMember(it.res, it.ref.Namespace)
+			r.set.AddMember(*it.res, it.ref.Namespace)
 		}
 	}
 	snap := readLive(ctx, rd, items, p.opts.concurrency())
@@ -301,6 +301,12 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	var todo []*item
 	var todoLive []map[string]any
 	var todoAt []int
+	if mem == nil {
+		// Every object is planned now.
+		todo = make([]*item, 0, len(items))
+		todoLive = make([]map[string]any, 0, len(items))
+		todoAt = make([]int, 0, len(items))
+	}
 	for i, it := range items {
 		n = max(n, it.idx+1)
 		if snap.err != nil && snap.err[i] != nil {
@@ -540,7 +546,7 @@ func missingAnnotationWarning(it *item) string {
 // metadata only the server writes (normalize.ServerMetadata) are left
 // out of the comparison.
 func diffStored(a, b map[string]any, t *schema.Type, out *[]value.Path) {
-	var p value.Path
+	p := make(value.Path, 0, 16) // deep enough for most objects
 	for k, av := range a {
 		if k == "status" {
 			continue
@@ -575,7 +581,7 @@ func diffMetadata(a, b map[string]any, t *schema.Type, p *value.Path, out *[]val
 		}
 		bv, ok := b[k]
 		if !ok {
-			*out = append(*out, append(slices.Clone(*p), value.FieldElement(k)))
+			*out = append(*out, pathTo(*p, value.FieldElement(k)))
 			continue
 		}
 		*p = append(*p, value.FieldElement(k))
@@ -584,9 +590,17 @@ func diffMetadata(a, b map[string]any, t *schema.Type, p *value.Path, out *[]val
 	}
 	for k := range b {
 		if _, ok := a[k]; !ok && !isServerMetadata(k) {
-			*out = append(*out, append(slices.Clone(*p), value.FieldElement(k)))
+			*out = append(*out, pathTo(*p, value.FieldElement(k)))
 		}
 	}
+}
+
+// pathTo returns a new path: p followed by e, in one allocation.
+func pathTo(p value.Path, e value.Element) value.Path {
+	out := make(value.Path, len(p)+1)
+	copy(out, p)
+	out[len(p)] = e
+	return out
 }
 
 func isServerMetadata(field string) bool {
@@ -599,7 +613,7 @@ func isServerMetadata(field string) bool {
 // and shrinks along the walk; it is copied only where they differ.
 func diffAt(a, b any, t *schema.Type, p *value.Path, out *[]value.Path) {
 	found := func(e value.Element) {
-		*out = append(*out, append(slices.Clone(*p), e))
+		*out = append(*out, pathTo(*p, e))
 	}
 	push := func(e value.Element) { *p = append(*p, e) }
 	pop := func() { *p = (*p)[:len(*p)-1] }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // DecodeError is a value that the Go type kube-apiserver decodes the object
@@ -124,10 +125,11 @@ func (n *typed) object(m map[string]any, st *tstruct, p fpath, root bool) error 
 		if err != nil {
 			return err
 		}
-		if keep {
-			m[k] = out
-		} else {
+		switch {
+		case !keep:
 			delete(m, k)
+		case !same(out, v):
+			m[k] = out
 		}
 	}
 	for _, f := range st.fields {
@@ -147,6 +149,31 @@ func (n *typed) object(m map[string]any, st *tstruct, p fpath, root bool) error 
 		}
 	}
 	return nil
+}
+
+// same reports whether out is v itself (the same map, list or string,
+// an equal boolean or int64), so that writing it back changes nothing:
+// most values come out of the walk as they went in, and a map write
+// costs a hash and a lookup.
+func same(out, v any) bool {
+	switch o := out.(type) {
+	case map[string]any:
+		m, ok := v.(map[string]any)
+		return ok && *(*unsafe.Pointer)(unsafe.Pointer(&m)) == *(*unsafe.Pointer)(unsafe.Pointer(&o))
+	case []any:
+		l, ok := v.([]any)
+		return ok && len(l) == len(o) && cap(l) == cap(o) && unsafe.SliceData(l) == unsafe.SliceData(o)
+	case string:
+		s, ok := v.(string)
+		return ok && len(s) == len(o) && unsafe.StringData(s) == unsafe.StringData(o)
+	case bool:
+		b, ok := v.(bool)
+		return ok && b == o
+	case int64:
+		i, ok := v.(int64)
+		return ok && i == o
+	}
+	return false
 }
 
 // absentValue is what encoding the Go value of an absent field prints, if
@@ -296,11 +323,14 @@ func (n *typed) value(v any, t *ttype, p fpath) (any, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			out, err := n.value(m[k], t.elem, p.key(k))
+			v := m[k]
+			out, err := n.value(v, t.elem, p.key(k))
 			if err != nil {
 				return nil, err
 			}
-			m[k] = out
+			if !same(out, v) {
+				m[k] = out
+			}
 		}
 		return m, nil
 	case tString:

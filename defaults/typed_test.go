@@ -227,3 +227,33 @@ func tryGoRoundTrip(obj map[string]any) (map[string]any, bool) {
 	}
 	return m, true
 }
+
+// TestSame: the walk writes a value back only when it is not the one it
+// read; same tells the one from an equal copy.
+func TestSame(t *testing.T) {
+	m := map[string]any{"a": "b"}
+	l := []any{"x", "y"}
+	s := strings.Repeat("q", 3)
+	for _, tc := range []struct {
+		out, v any
+		want   bool
+	}{
+		{m, m, true},
+		{m, map[string]any{"a": "b"}, false},
+		{l, l, true},
+		{l, l[:1], false},
+		{l, []any{"x", "y"}, false},
+		{s, s, true},
+		{s, strings.Repeat("q", 3), false},
+		{true, true, true},
+		{true, false, false},
+		{int64(3), int64(3), true},
+		{int64(3), float64(3), false},
+		{float64(3), float64(3), false}, // not told apart: written back
+		{nil, nil, false},
+	} {
+		if got := same(tc.out, tc.v); got != tc.want {
+			t.Errorf("same(%#v, %#v) = %v, want %v", tc.out, tc.v, got, tc.want)
+		}
+	}
+}
