@@ -37,6 +37,10 @@ func New(c cluster.Interface, opts Options) *Applier {
 	return &Applier{c: c, opts: opts}
 }
 
+// planChunk is how many objects doBatched plans at a time: enough for
+// every CPU to take a share.
+var planChunk = 1024
+
 // errRollback ends a batch whose writes were a server dry run.
 var errRollback = errors.New("apply: rolled back")
 
@@ -232,34 +236,44 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 }
 
 // doBatched applies the items one after the other in one transaction: in
-// the order of rank, every object read first and the patches computed on
-// all CPUs before the writes (nothing else writes, and no object of the
-// input is another one). Objects that fail are left out, and the others
-// are still tried so that their problems are reported too; nothing is
-// committed then.
+// the order of rank, every object read first (nothing else writes, and no
+// object of the input is another one), and the patches computed on all
+// CPUs, planChunk objects at a time before their writes (so that the plans
+// of the whole input are not all held at once). Objects that fail are left
+// out, and the others are still tried so that their problems are reported
+// too; nothing is committed then.
 func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
 	items := r.items
 	var plans []plan
+	var lives []map[string]any
+	var readErrs []error
+	planned := len(items)
 	if r.fixed != nil {
 		plans = r.fixedPlans(items)
 	} else {
-		lives := make([]map[string]any, len(items))
-		readErrs := make([]error, len(items))
+		lives = make([]map[string]any, len(items))
+		readErrs = make([]error, len(items))
 		for i, it := range items {
 			lives[i], readErrs[i] = get(ctx, c, it)
 		}
-		plans = r.plans(items, lives)
-		for i, err := range readErrs {
-			if err != nil {
-				plans[i].err = err
-			}
-		}
+		plans = make([]plan, len(items))
+		planned = 0
 	}
 	// The ApplySet parent waits for the namespaces the input creates (its
 	// own among them, for a namespaced parent): in one transaction nothing
 	// can be interrupted half-way.
 	parentPending := r.set != nil && mode != writeNone
 	for i, it := range items {
+		if i == planned {
+			planned = min(i+planChunk, len(items))
+			copy(plans[i:planned], r.plans(items[i:planned], lives[i:planned]))
+			for j := i; j < planned; j++ {
+				if readErrs[j] != nil {
+					plans[j].err = readErrs[j]
+				}
+				lives[j] = nil // the plan's now
+			}
+		}
 		if parentPending && !it.isNamespace() {
 			parentPending = false
 			if err := r.set.BeforeApply(ctx, c, mode == writeDryRun); err != nil {
