@@ -124,15 +124,19 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	}
 	reset := fieldmgr.ResetFields(res, req.subresource)
 	var entries []any
-	if trackCreatesByShape && create && builtin && !reqHas && req.subresource == "" {
-		// A built-in kind's type converter never changes: the field set
-		// of an object shaped as one created before is that one's.
-		scope := "main"
-		if res.Status {
-			scope = "main+status"
-		}
+	// A built-in kind's type converter never changes: the entries of an
+	// object shaped as one created before, or changed as one updated
+	// before, are that one's.
+	scope := "main"
+	if res.Status {
+		scope = "main+status"
+	}
+	switch {
+	case trackCreatesByShape && create && builtin && !reqHas && req.subresource == "":
 		entries, err = createdManaged.Track(tc, reset, scope, gvk, emptyLive, obj, t.fieldManagerOf(req.manager), t.now())
-	} else {
+	case trackUpdatesByShape && !create && builtin && req.subresource == "":
+		entries, err = updatedManaged.Track(tc, reset, scope, gvk, live, obj, reqManaged, reqHas, t.fieldManagerOf(req.manager), t.now())
+	default:
 		if create {
 			if live, err = emptyLive(); err != nil {
 				return err
@@ -165,6 +169,14 @@ var trackCreatesByShape = true
 // createdManaged remembers the managedFields of created objects of
 // built-in kinds by their shape.
 var createdManaged fieldmgr.CreateCache
+
+// trackUpdatesByShape makes trackUpdate use updatedManaged; benchmarks
+// and tests turn it off to compare.
+var trackUpdatesByShape = true
+
+// updatedManaged remembers the managedFields of updates of objects of
+// built-in kinds by the shape of their difference.
+var updatedManaged fieldmgr.UpdateCache
 
 // trackWithLibrary makes trackUpdate use the library's FieldManager
 // (trackLibrary): benchmarks compare the two with it.

@@ -209,6 +209,23 @@ func isResetManaged(raw any, present bool) bool {
 // would, and the caller then keeps the stored entries.
 func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, gvk schema.GVK, live, obj map[string]any,
 	reqManaged any, reqHasManaged bool, manager, subresource, now string) ([]any, error) {
+	entries, _, err := trackFast(tc, reset, gvk, live, obj, reqManaged, reqHasManaged, manager, subresource, now)
+	return entries, err
+}
+
+// trackInfo is how trackFast came to its entries: from the request's
+// entries, merged at the cap, and whether the manager's entry (managerKey)
+// took fields (and the time now).
+type trackInfo struct {
+	fromRequest bool
+	capped      bool
+	touched     bool
+	managerKey  string
+}
+
+func trackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, gvk schema.GVK, live, obj map[string]any,
+	reqManaged any, reqHasManaged bool, manager, subresource, now string) ([]any, trackInfo, error) {
+	var info trackInfo
 	liveMD, _ := live["metadata"].(map[string]any)
 	var managed *managedState
 	var err error
@@ -221,7 +238,8 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 		managed = newManagedState()
 	default:
 		managed, err = decodeManaged(reqManaged)
-		if err != nil || len(managed.fields) == 0 {
+		info.fromRequest = err == nil && len(managed.fields) > 0
+		if !info.fromRequest {
 			if managed, err = decodeManaged(liveMD["managedFields"]); err != nil {
 				managed = newManagedState()
 			}
@@ -230,7 +248,7 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 	uid, _ := liveMD["uid"].(string)
 	if len(managed.fields) == 0 && uid != "" {
 		// An object without managedFields stays so until it is applied.
-		return nil, nil
+		return nil, info, nil
 	}
 
 	version := fieldpath.APIVersion(gvk.APIVersion())
@@ -240,16 +258,16 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 	livePart, newPart := differing(live, withoutManagedFields(obj))
 	liveTyped, err := toTyped(tc, gvk, livePart, false)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	newTyped, err := toTyped(tc, gvk, newPart, false)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	updater := (&merge.UpdaterBuilder{Converter: relabelConverter{tc: tc}, IgnoreFilter: reset}).BuildUpdater()
 	_, fields, err := updater.Update(liveTyped, newTyped, version, managed.fields, currentOperation)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	// stripMeta, for the current operation only.
 	if vs, ok := fields[currentOperation]; ok {
@@ -266,7 +284,9 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 		id.Manager = "unknown"
 	}
 	key := id.String()
+	info.managerKey = key
 	if vs, ok := fields[currentOperation]; ok {
+		info.touched = true
 		delete(fields, currentOperation)
 		if prev, ok := fields[key]; ok {
 			fields[key] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
@@ -276,14 +296,15 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 		managed.times[key] = now
 		managed.ids[key] = id
 	}
-	capUpdateManagers(managed)
-	return encodeManaged(managed)
+	info.capped = capUpdateManagers(managed)
+	entries, err := encodeManaged(managed)
+	return entries, info, err
 }
 
 // capUpdateManagers merges the oldest Update entries into
 // "ancient-changes" ones until ten are left (the library's
-// capManagersManager).
-func capUpdateManagers(m *managedState) {
+// capManagersManager); it reports whether there were more than ten.
+func capUpdateManagers(m *managedState) bool {
 	var updaters []string
 	for k, vs := range m.fields {
 		if !vs.Applied() {
@@ -291,7 +312,7 @@ func capUpdateManagers(m *managedState) {
 		}
 	}
 	if len(updaters) <= maxUpdateManagers {
-		return
+		return false
 	}
 	sort.Slice(updaters, func(i, j int) bool {
 		a, b := unixOf(m.times[updaters[i]]), unixOf(m.times[updaters[j]])
@@ -329,6 +350,7 @@ func capUpdateManagers(m *managedState) {
 		m.ids[bucket] = bucketID
 		length--
 	}
+	return true
 }
 
 // encodeManaged writes entries as kube-apiserver stores them, sorted.
