@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
@@ -174,8 +175,29 @@ func graceSeconds(n int64) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
-// save writes obj over old unless nothing changed.
+// save writes obj over old unless nothing changed. obj is encoded once,
+// with the resourceVersion it gets if it is written (see
+// sameButVersion), unless its resourceVersion is not one the store wrote.
 func (t *txn) save(k objKey, obj map[string]any, old *record) error {
+	md := metadata(obj)
+	was := md["resourceVersion"]
+	if stored, ok := was.(string); ok && isDigits(stored) {
+		next := strconv.FormatUint(t.rev+1, 10)
+		md["resourceVersion"] = next
+		data, err := value.Encode(obj)
+		if err != nil {
+			md["resourceVersion"] = was
+			return t.wrap("put", k, err)
+		}
+		if same, known := sameButVersion(data, old.raw, stored, next); known {
+			if same {
+				md["resourceVersion"] = was
+				return nil
+			}
+			return t.putEncoded(k, obj, old, data)
+		}
+		md["resourceVersion"] = was
+	}
 	data, err := value.Encode(obj)
 	if err != nil {
 		return t.wrap("put", k, err)
@@ -184,6 +206,40 @@ func (t *txn) save(k objKey, obj map[string]any, old *record) error {
 		return nil
 	}
 	return t.put(k, obj, old)
+}
+
+// sameButVersion reports whether raw is data with its
+// "resourceVersion":"next" as "resourceVersion":"was": what data would be
+// encoded with was instead of next. known is false when the member is not
+// in data exactly once (only metadata's is sure to be there), and the
+// answer is then unknown.
+func sameButVersion(data, raw []byte, was, next string) (same, known bool) {
+	const member = `"resourceVersion":"`
+	pat := make([]byte, 0, len(member)+len(next)+1)
+	pat = append(append(append(pat, member...), next...), '"')
+	i := bytes.Index(data, pat)
+	if i < 0 || bytes.Contains(data[i+len(pat):], pat) {
+		return false, false
+	}
+	rest := data[i+len(pat):]
+	if len(raw) != i+len(member)+len(was)+1+len(rest) {
+		return false, true
+	}
+	same = bytes.Equal(raw[:i], data[:i]) &&
+		string(raw[i:i+len(member)]) == member &&
+		string(raw[i+len(member):i+len(member)+len(was)]) == was &&
+		raw[i+len(member)+len(was)] == '"' &&
+		bytes.Equal(raw[i+len(member)+len(was)+1:], rest)
+	return same, true
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isDeleting(obj map[string]any) bool { return metaString(obj, "deletionTimestamp") != "" }

@@ -270,13 +270,18 @@ func (t *txn) namespacePhase(name string) (string, error) {
 // becomes its resourceVersion, keeps the owner index and records the
 // event.
 func (t *txn) put(k objKey, obj map[string]any, old *record) error {
-	md := metadata(obj)
-	rev := t.rev + 1
-	md["resourceVersion"] = strconv.FormatUint(rev, 10)
+	metadata(obj)["resourceVersion"] = strconv.FormatUint(t.rev+1, 10)
 	data, err := value.Encode(obj)
 	if err != nil {
 		return t.wrap("put", k, err)
 	}
+	return t.putEncoded(k, obj, old, data)
+}
+
+// putEncoded is put of obj encoded as data, whose resourceVersion is the
+// next revision already.
+func (t *txn) putEncoded(k objKey, obj map[string]any, old *record, data []byte) error {
+	rev := t.rev + 1
 	if len(data) > maxObjectSize {
 		return &cluster.StatusError{Code: 413, Reason: cluster.ReasonRequestTooLarge, Kind: k.gk.String(), Name: k.name,
 			Message: fmt.Sprintf("Request entity too large: limit is %d", maxObjectSize)}

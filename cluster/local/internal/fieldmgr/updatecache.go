@@ -68,14 +68,14 @@ const updateCacheSize = 1024
 func (c *UpdateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, scope string, gvk schema.GVK,
 	live, obj map[string]any, reqManaged any, reqHas bool, manager, now string) ([]any, error) {
 	in, _ := reqManaged.([]any)
-	var key string
+	var key []byte
 	ok := reqHas && len(in) > 0 && !isResetManaged(reqManaged, reqHas)
 	if ok {
 		key, ok = updateKey(scope, gvk, manager, live, obj, in)
 	}
 	if ok {
 		c.mu.Lock()
-		tpl, hit := c.entries[key]
+		tpl, hit := c.entries[string(key)]
 		c.mu.Unlock()
 		if hit {
 			if times, valid := entryTimes(in); valid {
@@ -95,7 +95,7 @@ func (c *UpdateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.
 		if c.entries == nil || len(c.entries) >= updateCacheSize {
 			c.entries = map[string][]templateEntry{}
 		}
-		c.entries[key] = tpl
+		c.entries[string(key)] = tpl
 		c.mu.Unlock()
 	}
 	return entries, nil
@@ -230,7 +230,7 @@ func stampUpdate(tpl []templateEntry, in []any, times []string, now string) []an
 // updateKey encodes what the entries of an update depend on beside the
 // times; ok is false for values it does not know, which are then not
 // remembered.
-func updateKey(scope string, gvk schema.GVK, manager string, live, obj map[string]any, in []any) (string, bool) {
+func updateKey(scope string, gvk schema.GVK, manager string, live, obj map[string]any, in []any) ([]byte, bool) {
 	b := make([]byte, 0, 1024)
 	for _, s := range []string{scope, gvk.Group, gvk.Version, gvk.Kind, manager} {
 		b = appendKeyString(b, s)
@@ -239,7 +239,7 @@ func updateKey(scope string, gvk schema.GVK, manager string, live, obj map[strin
 	// comparison sees as removed), without their times.
 	b, ok := appendEntries(b, in)
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	liveMD, _ := live["metadata"].(map[string]any)
 	liveManaged, hasLive := liveMD["managedFields"]
@@ -251,15 +251,14 @@ func updateKey(scope string, gvk schema.GVK, manager string, live, obj map[strin
 	default:
 		list, isList := liveManaged.([]any)
 		if !isList {
-			return "", false
+			return nil, false
 		}
 		b = append(b, 'l')
 		if b, ok = appendEntries(b, list); !ok {
-			return "", false
+			return nil, false
 		}
 	}
-	b, ok = appendDifference(b, live, withoutManagedFields(obj), 0, atRoot)
-	return string(b), ok
+	return appendDifference(b, live, withoutManagedFields(obj), 0, atRoot)
 }
 
 // equalEntries reports whether two managedFields lists are equal but for
@@ -300,30 +299,38 @@ func equalEntries(a any, b []any) bool {
 // with the kind of value each time is).
 func appendEntries(b []byte, list []any) ([]byte, bool) {
 	b = binary.AppendUvarint(b, uint64(len(list)))
+	var keys []string
 	for _, x := range list {
 		e, ok := x.(map[string]any)
 		if !ok {
 			return b, false
 		}
-		c := make(map[string]any, len(e))
-		for k, v := range e {
+		keys = keys[:0]
+		for k := range e {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, k := range keys {
+			b = appendKeyString(b, k)
+			v := e[k]
 			if k == "time" {
 				switch v.(type) {
 				case nil:
-					v = "n"
+					b = append(b, 'n')
 				case string:
-					v = "s"
+					b = append(b, 's')
 				default:
 					return b, false
 				}
+				continue
 			}
-			c[k] = v
+			// Scalars and fieldsV1 as JSON, which tells where each ends.
+			var err error
+			if b, err = value.AppendEncode(b, v); err != nil {
+				return b, false
+			}
 		}
-		enc, err := value.Encode(c)
-		if err != nil {
-			return b, false
-		}
-		b = appendKeyString(b, string(enc))
 	}
 	return b, true
 }
