@@ -256,3 +256,62 @@ func BenchmarkTrackUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPatchDeployments1k is the store's side of an apply that
+// changes every object: 1,000 Deployments, each read and then patched
+// (its image and an annotation, as a client-side apply of a new
+// manifest), in one Batch; with the update cache of managedFields
+// (remembered) and without it (unremembered), in the same run.
+func BenchmarkPatchDeployments1k(b *testing.B) {
+	for _, m := range []struct {
+		name     string
+		remember bool
+	}{{"remembered", true}, {"unremembered", false}} {
+		b.Run(m.name, func(b *testing.B) {
+			defer func(v bool) { trackUpdatesByShape = v }(trackUpdatesByShape)
+			trackUpdatesByShape = m.remember
+			s, err := Open(b.TempDir(), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			manifest := obj(b, deploymentWeb)
+			err = s.Batch(ctx, func(c cluster.Interface) error {
+				for i := range 1000 {
+					d := value.DeepCopyObject(manifest)
+					metadata(d)["name"] = fmt.Sprintf("web-%04d", i)
+					if _, err := c.Create(ctx, d, cluster.FieldOwner("kubectl-client-side-apply")); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			round := 0
+			for b.Loop() {
+				round++
+				patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"revision":"%d"}},"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.%d"}]}}}}`, round, round))
+				err := s.Batch(ctx, func(c cluster.Interface) error {
+					for i := range 1000 {
+						name := fmt.Sprintf("web-%04d", i)
+						if _, err := c.Get(ctx, deployGVK, "default", name); err != nil {
+							return err
+						}
+						if _, err := c.Patch(ctx, deployGVK, "default", name, cluster.StrategicMergePatchType, patch,
+							cluster.FieldOwner("kubectl-client-side-apply")); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
