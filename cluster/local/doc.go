@@ -136,6 +136,12 @@
 // exist is created), with the typed schemas of package openapi for
 // built-in kinds and of their CRD's schema for custom resources.
 //
+// The object a Create returns may share the fieldsV1 of its managedFields
+// entries with other objects created in the process (objects of one shape
+// have one field set, computed once): read them, replace them, delete the
+// entries, but never change a fieldsV1 tree in place. Everything else in
+// the returned object is the caller's.
+//
 // # Layout
 //
 // This package is the registry: the verbs, their transactions over bbolt

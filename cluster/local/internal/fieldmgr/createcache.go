@@ -25,6 +25,17 @@ import (
 // The shape keeps every map key and every list whole, so two objects with
 // one shape have one field set; only successes are remembered. The zero
 // value is ready to use and safe for concurrent use.
+//
+// The entries Track returns are the caller's own, but for their fieldsV1,
+// which they share with the cache and with every other object of the
+// shape: a field set is the largest part of a created object's metadata,
+// and copying it for each object cost more than tracking did. Nothing may
+// change a fieldsV1 tree in place, which holds in the store: what it
+// writes it encodes, what it reads later it decodes anew, and the field
+// manager builds new sets rather than changing old ones. A caller of the
+// store that changes the managedFields of an object a create returned
+// must replace an entry's fieldsV1, never edit it (see the package
+// documentation of cluster/local).
 type CreateCache struct {
 	mu      sync.Mutex
 	entries map[string][]any // by shape
@@ -72,7 +83,8 @@ func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.
 }
 
 // stamp is a copy of entries with the time now in those that have a time
-// (on a create, the manager's), or their own when now is "".
+// (on a create, the manager's), or their own when now is "". The copies
+// share their fieldsV1 with entries (see CreateCache).
 func stamp(entries []any, now string) []any {
 	if entries == nil {
 		return nil
@@ -82,17 +94,10 @@ func stamp(entries []any, now string) []any {
 		e := x.(map[string]any)
 		c := make(map[string]any, len(e))
 		for k, v := range e {
-			switch k {
-			case "fieldsV1":
-				c[k] = value.DeepCopy(v)
-			case "time":
-				c[k] = v
-				if now != "" {
-					c[k] = now
-				}
-			default:
-				c[k] = v
-			}
+			c[k] = v
+		}
+		if _, ok := c["time"]; ok && now != "" {
+			c["time"] = now
 		}
 		out[i] = c
 	}
