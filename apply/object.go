@@ -290,7 +290,11 @@ func (r *run) create(ctx context.Context, c cluster.Interface, p plan, mode writ
 		res.Object = p.create
 		return res, nil
 	}
-	out, err := c.Create(ctx, withoutResourceVersion(p.create), r.createOptions(mode)...)
+	opts := r.createOptions(mode)
+	if r.handsOver(p.it, mode) {
+		opts = append(opts, cluster.HandOver)
+	}
+	out, err := c.Create(ctx, withoutResourceVersion(p.create), opts...)
 	if err != nil {
 		return res, err
 	}
@@ -299,6 +303,15 @@ func (r *run) create(ctx context.Context, c cluster.Interface, p plan, mode writ
 	}
 	res.Object = out
 	return res, nil
+}
+
+// handsOver reports whether a create of it gives the cluster its object
+// (Options.GiveObjects): in a batch of real writes planned by this run
+// (a Plan's objects are the Planner's), which reads neither the object
+// nor the config it shares after the create; not for a Secret, whose
+// config masks the values in its errors.
+func (r *run) handsOver(it *item, mode writeMode) bool {
+	return r.opts.GiveObjects && r.batched && !r.rollback && r.fixed == nil && mode == writeReal && !it.isSecret()
 }
 
 // withoutResourceVersion is obj without metadata.resourceVersion, as

@@ -108,6 +108,12 @@ type Options struct {
 	// costs a real API server less to answer. For callers that print or
 	// keep only names, uids and resourceVersions.
 	MetadataOnly bool
+	// GiveObjects gives Apply the objects it is passed, for a caller that
+	// read them for this one Apply and never uses them again (the CLI):
+	// Apply may then hand them to the cluster's creates (cluster.HandOver),
+	// which change them, where it otherwise leaves them as they are. Not
+	// for objects a manifest.Cache keeps.
+	GiveObjects bool
 	// Progress, when set, is called each time one more object of a step
 	// is done, from the goroutine that did it, one call at a time.
 	Progress func(Progress)

@@ -11,6 +11,8 @@ type CreateOptions struct {
 	// MetadataOnly: the caller reads only the apiVersion, kind and
 	// metadata of the result (see the MetadataOnly option).
 	MetadataOnly bool
+	// HandedOver: the caller gives the object to Create (see HandOver).
+	HandedOver bool
 }
 
 // UpdateOptions tune Update and UpdateStatus.
@@ -115,6 +117,19 @@ type metadataOnly struct{}
 
 func (metadataOnly) ApplyToCreate(o *CreateOptions) { o.MetadataOnly = true }
 func (metadataOnly) ApplyToPatch(o *PatchOptions)   { o.MetadataOnly = true }
+
+// HandOver tells a Create that the caller gives it the object: the
+// cluster may change it, and every map and list it holds, and return it
+// (or parts of it) as its result instead of working on a copy. After the
+// call, failed or not, the caller must neither read nor change the object,
+// nor anything that shares a map or a list with it. The embedded cluster
+// then saves itself a deep copy of every object created; one that sends
+// the object elsewhere (a real API server) ignores it.
+var HandOver = handOver{}
+
+type handOver struct{}
+
+func (handOver) ApplyToCreate(o *CreateOptions) { o.HandedOver = true }
 
 // WithoutManagedFields tells a List that the caller does not read the
 // items' metadata.managedFields (it prints a table of them, or leaves

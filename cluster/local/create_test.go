@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -267,5 +268,106 @@ spec:
 	want := map[string]any{"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": "pi", "controller-uid": uid, "job-name": "pi"}
 	if got := path(job, "spec.template.metadata.labels"); !value.Equal(got, want) {
 		t.Errorf("template labels %v", got)
+	}
+}
+
+// TestCreateHandOver creates a Deployment, a Service, a ConfigMap and a
+// Job (whose generated labels depend on the request's labels, which its
+// defaults fill in from the template's) with and without
+// cluster.HandOver in two stores on one clock: the results
+// and the stored objects are the same but for the uids (and the Service's
+// cluster IP, from a random range), a handed-over create works on the
+// object it was given and returns it, and one that was not leaves its
+// input as it was.
+func TestCreateHandOver(t *testing.T) {
+	ctx := context.Background()
+	docs := []string{deploymentWeb, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+`, `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+data:
+  mode: fast
+`, `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: once
+  namespace: default
+spec:
+  template:
+    metadata:
+      labels:
+        app: once
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: once
+        image: busybox
+`}
+	copied, _ := openStore(t)
+	given, _ := openStore(t)
+	mask := func(o map[string]any) string {
+		o = value.DeepCopyObject(o)
+		delete(metadata(o), "uid")
+		// A Job's generated selector and labels hold its uid.
+		for _, l := range []any{metadata(o)["labels"], path(o, "spec.selector.matchLabels"), path(o, "spec.template.metadata.labels")} {
+			if m, ok := l.(map[string]any); ok {
+				for k := range m {
+					if strings.HasSuffix(k, "controller-uid") {
+						m[k] = "<uid>"
+					}
+				}
+			}
+		}
+		if spec, ok := o["spec"].(map[string]any); ok {
+			delete(spec, "clusterIP")
+			delete(spec, "clusterIPs")
+		}
+		b, err := value.Encode(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, doc := range docs {
+		in := obj(t, doc)
+		before := mask(in)
+		a, err := copied.Create(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := mask(in); after != before {
+			t.Errorf("a create without HandOver changed its input:\n%s\nto\n%s", before, after)
+		}
+		mine := obj(t, doc)
+		b, err := given.Create(ctx, mine, cluster.HandOver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.ValueOf(b).UnsafePointer() != reflect.ValueOf(mine).UnsafePointer() {
+			t.Errorf("%s: a handed-over create did not return the object it was given", metaString(b, "name"))
+		}
+		if mask(a) != mask(b) {
+			t.Errorf("created with HandOver\n%s\nwithout\n%s", mask(b), mask(a))
+		}
+		gvk := gvkOf(a)
+		sa := mustGet(t, copied, gvk, "default", metaString(a, "name"))
+		sb := mustGet(t, given, gvk, "default", metaString(b, "name"))
+		if mask(sa) != mask(sb) {
+			t.Errorf("stored with HandOver\n%s\nwithout\n%s", mask(sb), mask(sa))
+		}
 	}
 }

@@ -83,7 +83,14 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 		return nil, err
 	}
 	t.request = writeRequest{manager: o.FieldManager, applied: applied}
-	obj := value.DeepCopyObject(in)
+	// The steps below change obj in place: a copy of in, unless the caller
+	// handed in over (cluster.HandOver). What they need of the request as
+	// it came is read first.
+	requestLabels := len(metaMap(in, "labels")) > 0
+	obj := in
+	if !o.HandedOver {
+		obj = value.DeepCopyObject(in)
+	}
 	md := metadata(obj)
 	ns := requestNamespace(res, str(md, "namespace"))
 	setString(md, "namespace", ns)
@@ -129,7 +136,7 @@ func (t *txn) createObject(in map[string]any, o cluster.CreateOptions, applied b
 		return nil, err
 	}
 	md = metadata(obj)
-	t.prepareForCreate(res, obj, len(metaMap(in, "labels")) == 0)
+	t.prepareForCreate(res, obj, !requestLabels)
 	if _, ok := t.generationRuleFor(res); ok {
 		md["generation"] = int64(1)
 	}

@@ -123,6 +123,8 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		Concurrency:      o.Concurrency,
 		Warn:             func(msg string) { printWarning(errOut, msg) },
 		FieldValidation:  validation,
+		// The objects read are this apply's alone.
+		GiveObjects: true,
 	}
 	progress := &progressLine{}
 	if sess.Store == nil {
