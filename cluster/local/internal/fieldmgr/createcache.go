@@ -53,10 +53,12 @@ const createCacheSize = 1024
 // built-in kind); scope tells apart what reset depends on beside gvk.
 func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, scope string, gvk schema.GVK,
 	emptyLive func() (map[string]any, error), obj map[string]any, manager, now string) ([]any, error) {
-	key, ok := shapeKey(scope, gvk, manager, withoutManagedFields(obj))
+	sc := shapePool.Get().(*shapeScratch)
+	defer sc.release()
+	ok := sc.key(scope, gvk, manager, obj)
 	if ok {
 		c.mu.Lock()
-		cached, hit := c.entries[key]
+		cached, hit := c.entries[string(sc.buf)]
 		if hit {
 			c.hits++
 		}
@@ -77,7 +79,7 @@ func (c *CreateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.
 	if c.entries == nil || len(c.entries) >= createCacheSize {
 		c.entries = map[string][]any{}
 	}
-	c.entries[key] = stamp(entries, "")
+	c.entries[string(sc.buf)] = stamp(entries, "")
 	c.mu.Unlock()
 	return entries, nil
 }
@@ -104,15 +106,35 @@ func stamp(entries []any, now string) []any {
 	return out
 }
 
-// shapeKey encodes what a create's field set depends on; ok is false for
-// values it does not know, which are then not remembered.
-func shapeKey(scope string, gvk schema.GVK, manager string, obj map[string]any) (string, bool) {
-	b := make([]byte, 0, 512)
+// shapeScratch is the memory a shape key is written in, reused (the keys
+// of the maps being written are a stack in keys).
+type shapeScratch struct {
+	buf  []byte
+	keys []string
+}
+
+var shapePool = sync.Pool{New: func() any { return &shapeScratch{buf: make([]byte, 0, 1024)} }}
+
+func (sc *shapeScratch) release() {
+	if cap(sc.buf) > 64<<10 || cap(sc.keys) > 4096 {
+		return
+	}
+	clear(sc.keys[:cap(sc.keys)])
+	sc.buf, sc.keys = sc.buf[:0], sc.keys[:0]
+	shapePool.Put(sc)
+}
+
+// key writes in sc.buf what a create's field set depends on: the scope,
+// the kind, the manager and the shape of obj without its managedFields;
+// false for values it does not know, which are then not remembered.
+func (sc *shapeScratch) key(scope string, gvk schema.GVK, manager string, obj map[string]any) bool {
+	b := sc.buf[:0]
 	for _, s := range []string{scope, gvk.Group, gvk.Version, gvk.Kind, manager} {
 		b = appendString(b, s)
 	}
-	b, ok := appendShape(b, obj, 0)
-	return string(b), ok
+	b, ok := sc.appendShape(b, obj, 0, true)
+	sc.buf = b
+	return ok
 }
 
 func appendString(b []byte, s string) []byte {
@@ -120,37 +142,51 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendShape writes v's map keys and lists and its scalars' kinds.
-func appendShape(b []byte, v any, depth int) ([]byte, bool) {
+// appendShape writes v's map keys and lists and its scalars' kinds; top
+// says v is the object, whose metadata.managedFields it leaves out.
+func (sc *shapeScratch) appendShape(b []byte, v any, depth int, top bool) ([]byte, bool) {
 	if depth > value.MaxDepth {
 		return b, false
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		start := len(sc.keys)
+		inMetadata := depth == 1 && top
 		for k := range x {
-			keys = append(keys, k)
+			if inMetadata && k == "managedFields" {
+				continue
+			}
+			sc.keys = append(sc.keys, k)
 		}
-		slices.Sort(keys)
+		n := len(sc.keys) - start
+		slices.Sort(sc.keys[start:])
 		b = append(b, 'm')
-		b = binary.AppendUvarint(b, uint64(len(keys)))
-		for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(n))
+		for i := range n {
+			// The maps below push their keys after these and pop them
+			// (the stack may move: index it anew).
+			k := sc.keys[start+i]
 			b = appendString(b, k)
 			var ok bool
-			if b, ok = appendShape(b, x[k], depth+1); !ok {
+			if b, ok = sc.appendShape(b, x[k], depth+1, top && depth == 0 && k == "metadata"); !ok {
+				sc.keys = sc.keys[:start]
 				return b, false
 			}
 		}
+		sc.keys = sc.keys[:start]
 		return b, true
 	case []any:
 		// Whole: a list's elements are its fields' names (keys, set
-		// members) and their shapes.
-		enc, err := value.Encode(x)
-		if err != nil {
-			return b, false
+		// members) and their shapes. Its encoding follows its length,
+		// four bytes written once it is known.
+		b = append(b, 'l', 0, 0, 0, 0)
+		at := len(b)
+		enc, err := value.AppendEncode(b, x)
+		if err != nil || len(enc)-at > math.MaxUint32 {
+			return enc[:at], false
 		}
-		b = append(b, 'l')
-		return appendString(b, string(enc)), true
+		binary.LittleEndian.PutUint32(enc[at-4:at], uint32(len(enc)-at))
+		return enc, true
 	case string:
 		return append(b, 's'), true
 	case bool:
