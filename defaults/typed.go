@@ -132,7 +132,8 @@ func (n *typed) object(m map[string]any, st *tstruct, p fpath, root bool) error 
 			m[k] = out
 		}
 	}
-	for _, f := range st.fields {
+	for _, i := range st.absent {
+		f := st.fields[i]
 		if _, ok := m[f.name]; ok {
 			continue
 		}

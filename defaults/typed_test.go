@@ -2,6 +2,7 @@ package defaults
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +256,26 @@ func TestSame(t *testing.T) {
 		if got := same(tc.out, tc.v); got != tc.want {
 			t.Errorf("same(%#v, %#v) = %v, want %v", tc.out, tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestAbsentFields: the fields the walk looks for in every object of a
+// struct are exactly those absentValue prints something for.
+func TestAbsentFields(t *testing.T) {
+	n := 0
+	for name, st := range loadTables().structs {
+		var want []int
+		for i, f := range st.fields {
+			if _, ok := absentValue(f); ok {
+				want = append(want, i)
+			}
+		}
+		if !slices.Equal(st.absent, want) {
+			t.Errorf("%s: absent %v, want %v", name, st.absent, want)
+		}
+		n += len(want)
+	}
+	if n == 0 {
+		t.Fatal("no struct has a field that prints when absent")
 	}
 }

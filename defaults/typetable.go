@@ -82,6 +82,10 @@ type tstruct struct {
 	name   string
 	fields []tfield
 	index  map[string]int
+	// absent are the indexes of the fields that print something when
+	// they are absent (absentValue): the only ones the walk looks for in
+	// an object, once per struct rather than once per object.
+	absent []int
 }
 
 func (s *tstruct) field(name string) (tfield, bool) {
@@ -159,6 +163,9 @@ func parseTypeTable(src string) (*typeTables, error) {
 				omitEmpty: strings.Contains(flags, "o"),
 				omitZero:  strings.Contains(flags, "z"),
 			})
+			if _, ok := absentValue(st.fields[len(st.fields)-1]); ok {
+				st.absent = append(st.absent, len(st.fields)-1)
+			}
 		}
 	}
 	return t, nil
