@@ -202,8 +202,13 @@ func (w *yamlWriter) scalar(s string, col int, key bool) (string, bool) {
 	if len(s) > 128 && key {
 		return "", false // not a simple key: go-yaml writes "? key"
 	}
-	if safePlain(s) {
+	if safePlain(s) || isUUID(s) {
 		return s, true
+	}
+	if isDigits(s) {
+		// A number to YAML 1.1 (an integer, an octal one, or a float
+		// when too large): go-yaml double-quotes it. resourceVersions.
+		return `"` + s + `"`, true
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e {
@@ -258,6 +263,42 @@ func safePlain(s string) bool {
 		switch strings.ToLower(s) {
 		case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
 			return false
+		}
+	}
+	return true
+}
+
+// isDigits reports a string of ASCII digits only.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isUUID reports a uid as the API server writes it: lowercase hex digits
+// in groups of 8, 4, 4, 4 and 12 joined by '-'. go-yaml writes it plain:
+// no number, timestamp (four digits, then '-') or indicator can match it.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return false
+			}
 		}
 	}
 	return true

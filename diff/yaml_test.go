@@ -3,6 +3,7 @@ package diff
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,10 @@ func TestYAMLMatchesSigsYAML(t *testing.T) {
 			"bang": "!x", "pipe": "|x", "gt": ">x", "question": "? x", "comma": "a, b", "dot": ".inf", "nan": ".nan",
 			"crlf": "a\r\nb", "nbsp": "a\u00a0b", "ctrl": "a\x01b",
 		}},
+		{"rv": "12345", "zero": "0", "lead": "007", "huge": "123456789012345678901234567890123", "digits": []any{"1", "42", "0777", "99999999999999999999"},
+			"uid": "019408a7-2c3c-471e-a981-3be66f9ff1ff", "uid-digits": "12345678-1234-1234-1234-123456789012", "uid-0b": "0b123456-1234-1234-1234-123456789012",
+			"uid-exp": "1e100000-0000-0000-0000-000000000000", "uid-year": "2026aaaa-0000-0000-0000-000000000000", "uid-upper": "019408A7-2C3C-471E-A981-3BE66F9FF1FF",
+			"uid-short": "019408a7-2c3c-471e-a981-3be66f9ff1f", "not-uid": "019408a7_2c3c-471e-a981-3be66f9ff1ff", "00000000-0000-0000-0000-000000000000": "12345678"},
 		{"numbers": []any{int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64), 0.5, -2.25, 1e21, 1e-7, 3.0, 1e20, 123456789.125}},
 		{"nested": []any{map[string]any{"a": []any{}, "b": map[string]any{}, "c": nil, "d": false}, []any{int64(1), "x"}, nil}},
 		{"keys": map[string]any{"a10": int64(1), "a9": int64(2), "A": int64(3), "b": int64(4), "1": int64(5), "10": int64(6), "2": int64(7), "true": int64(8), "": int64(9), "a b": int64(10), strings.Repeat("k", 129): int64(11), strings.Repeat("k ", 70): "x"}},
@@ -134,4 +139,73 @@ func randomString(rng *rand.Rand) string {
 		b.WriteString(pieces[rng.IntN(len(pieces))])
 	}
 	return b.String()
+}
+
+// BenchmarkYAML renders a Deployment as a dry run returns it, with a new
+// uid and resourceVersion each time (as every object of a diff has), by
+// YAML and by sigs.k8s.io/yaml (kubectl diff's printer) in one run.
+func BenchmarkYAML(b *testing.B) {
+	obj := func(i int) map[string]any {
+		return map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{
+				"annotations":       map[string]any{"deployment.kubernetes.io/revision": "1"},
+				"creationTimestamp": "2026-03-01T12:00:00Z", "generation": int64(2), "name": "web", "namespace": "default",
+				"resourceVersion": strconv.Itoa(100000 + i), "uid": uuidOf(i),
+				"labels": map[string]any{"app": "web", "shard": "7"},
+			},
+			"spec": map[string]any{
+				"replicas": int64(2), "revisionHistoryLimit": int64(10), "progressDeadlineSeconds": int64(600),
+				"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+				"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": "25%", "maxUnavailable": "25%"}},
+				"template": map[string]any{
+					"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+					"spec": map[string]any{"containers": []any{map[string]any{
+						"name": "web", "image": "nginx:1.27", "imagePullPolicy": "IfNotPresent",
+						"ports":     []any{map[string]any{"containerPort": int64(80), "protocol": "TCP"}},
+						"resources": map[string]any{}, "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+					}}, "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
+						"securityContext": map[string]any{}, "terminationGracePeriodSeconds": int64(30)},
+				},
+			},
+			"status": map[string]any{"observedGeneration": int64(1), "replicas": int64(2), "updatedReplicas": int64(2)},
+		}
+	}
+	o := obj(0)
+	md := o["metadata"].(map[string]any)
+	// Each iteration sets a uid and resourceVersion not seen before (made
+	// in the loop, for both the same).
+	next := func(i int) {
+		md["uid"] = uuidOf(i)
+		md["resourceVersion"] = strconv.Itoa(100000 + i)
+	}
+	b.Run("konverge", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			next(i)
+			if _, err := YAML(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sigs.k8s.io-yaml", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			next(i)
+			if _, err := sigsyaml.Marshal(o); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// uuidOf makes a uid from i.
+func uuidOf(i int) string {
+	const hex = "0123456789abcdef"
+	b := []byte("019408a7-2c3c-471e-a981-000000000000")
+	for j := len(b) - 1; i > 0; j-- {
+		b[j] = hex[i%16]
+		i /= 16
+	}
+	return string(b)
 }
