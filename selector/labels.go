@@ -32,6 +32,35 @@ func (s Labels) Matches(set map[string]string) bool {
 	return s.sel.Matches(labels.Set(set))
 }
 
+// MatchesObject is Matches on labels as a decoded object holds them
+// (metadata.labels: values that are not strings count as ""), without
+// copying them into a map of strings first.
+func (s Labels) MatchesObject(set map[string]any) bool {
+	if s.sel == nil {
+		return true
+	}
+	return s.sel.Matches(objectLabels(set))
+}
+
+// objectLabels is labels.Labels over a decoded metadata.labels.
+type objectLabels map[string]any
+
+func (l objectLabels) Has(key string) bool {
+	_, ok := l[key]
+	return ok
+}
+
+func (l objectLabels) Get(key string) string {
+	v, _ := l[key].(string)
+	return v
+}
+
+func (l objectLabels) Lookup(key string) (string, bool) {
+	v, ok := l[key]
+	s, _ := v.(string)
+	return s, ok
+}
+
 // Empty reports whether the selector restricts nothing (and so matches
 // everything). Nothing is not empty.
 func (s Labels) Empty() bool { return s.sel == nil || s.sel.Empty() }

@@ -102,11 +102,7 @@ func (c Controller) SyncChanged(ctx context.Context, cl cluster.Interface, now t
 	if len(todo) == 0 {
 		return res, nil
 	}
-	uids := make(map[string]bool, len(todo))
-	for _, d := range todo {
-		uids[kobj.UID(d)] = true
-	}
-	out, err := syncOwners(ctx, cl, now, c.m, todo, c.m.replicaSets(uids), nil)
+	out, err := syncOwners(ctx, cl, now, c.m, todo, c.m.replicaSets(todo), nil)
 	return res.Merge(out), err
 }
 
@@ -123,12 +119,13 @@ func syncOwners(ctx context.Context, c cluster.Interface, now time.Time, m *memo
 		if uid != "" && !uids[uid] {
 			continue
 		}
-		// scaleRS updates the ReplicaSets it scales in place (replaceMap,
-		// which changes only the top level): listed objects may be
-		// shared (sim caches lists), so work on a shallow copy.
-		rs = maps.Clone(rs)
 		if uid != "" {
-			w.byOwner[uid] = append(w.byOwner[uid], rs)
+			// scaleRS updates the ReplicaSets it scales in place
+			// (replaceMap, which changes only the top level): listed
+			// objects may be shared (sim caches lists), so work on a
+			// shallow copy. An orphan is only read (claim adopts a
+			// copy).
+			w.byOwner[uid] = append(w.byOwner[uid], maps.Clone(rs))
 		} else if !kobj.Deleting(rs) {
 			ns := kobj.Namespace(rs)
 			w.orphans[ns] = append(w.orphans[ns], rs)
@@ -146,15 +143,21 @@ func syncOwners(ctx context.Context, c cluster.Interface, now time.Time, m *memo
 	// Events, and retried; anything else is a failure of the controller
 	// or the store.
 	loop := reconcile.Loop{Name: "deployment", Refused: func(err error) bool {
-		return cluster.IsStatus(err) || errors.Is(err, errBackingOff)
+		return cluster.IsStatus(err) || errors.Is(err, errBackingOff) || errors.Is(err, errRetry)
 	}}
 	if m != nil {
 		loop.Memory = m
 	}
 	res, err := loop.Run(ctx, c, now, todo, func(ctx context.Context, d map[string]any) (reconcile.Outcome, error) {
 		// What a sync reads costs as a List would: the Deployment, its
-		// ReplicaSets and the orphans of its namespace.
-		controller.Read(c, 1+len(w.byOwner[kobj.UID(d)])+len(w.orphans[kobj.Namespace(d)]))
+		// ReplicaSets and the orphans of its namespace (upstream's
+		// controller looks at each; the memory hands over only those its
+		// selector may match).
+		orphans := len(w.orphans[kobj.Namespace(d)])
+		if m != nil && m.ok {
+			orphans = len(m.orphans[kobj.Namespace(d)][""])
+		}
+		controller.Read(c, 1+len(w.byOwner[kobj.UID(d)])+orphans)
 		s := &syncer{world: w, d: d, orig: d}
 		err := s.run(ctx)
 		if err != nil {
@@ -290,7 +293,7 @@ func (s *syncer) claim(ctx context.Context, selMap map[string]any) ([]map[string
 	orphans := s.orphans[ns]
 	kept := orphans[:0]
 	for _, rs := range orphans {
-		if !sel.Matches(kobj.Labels(rs)) {
+		if !sel.MatchesObject(kobj.Map(rs, "metadata", "labels")) {
 			kept = append(kept, rs)
 			continue
 		}
@@ -535,6 +538,11 @@ var errCollision = errors.New("pod-template-hash collision")
 
 // errBackingOff stops a sync that waits to retry a failed create.
 var errBackingOff = errors.New("backing off")
+
+// errRetry is a sync that upstream's controller fails (it logs the error
+// and queues the Deployment again), which is no failure of this one: the
+// next sync retries.
+var errRetry = errors.New("retry")
 
 func rsName(deployName, hash string) string {
 	const maxLen = 253 - 1

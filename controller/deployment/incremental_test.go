@@ -21,6 +21,15 @@ import (
 // annotations, ReplicaSets' names, replicas and annotations, pods' names
 // and readiness, and the Events.
 func randomRun(t *testing.T, seed uint64, ctls []controller.Controller, budget bool) []string {
+	return randomRunWith(t, seed, ctls, budget, false)
+}
+
+// randomRunWith is randomRun; with orphans, a Deployment "e" whose
+// selector names a pod-template-hash releases every ReplicaSet it makes,
+// and ReplicaSets without a controller come and change their labels, for
+// the Deployments of their labels to adopt (a selector of "e" and "f"
+// uses matchExpressions).
+func randomRunWith(t *testing.T, seed uint64, ctls []controller.Controller, budget, orphans bool) []string {
 	e := newEnv(t)
 	r := rand.New(rand.NewPCG(seed, 7))
 	e.ready = func(p map[string]any) bool { return r.IntN(4) != 0 }
@@ -33,10 +42,52 @@ func randomRun(t *testing.T, seed uint64, ctls []controller.Controller, budget b
 	for _, n := range names[:2] {
 		e.create(deploymentObj(n, int64(1+r.IntN(4)), "img:1"))
 	}
+	if orphans {
+		d := deploymentObj("e", 2, "img:1")
+		kobj.Map(d, "spec", "selector", "matchLabels")["pod-template-hash"] = "abc"
+		kobj.Map(d, "spec", "template", "metadata", "labels")["pod-template-hash"] = "abc"
+		e.create(d)
+		f := deploymentObj("f", 1, "img:1")
+		kobj.Map(f, "spec")["selector"] = map[string]any{"matchExpressions": []any{map[string]any{
+			"key": "app", "operator": "In", "values": []any{"f", "x"},
+		}}}
+		kobj.Map(f, "spec", "template", "metadata")["labels"] = map[string]any{"app": "f"}
+		e.create(f)
+	}
+	orphanLabels := func() map[string]any {
+		return map[string]any{"app": []string{"a", "b", "c", "d", "f", "x"}[r.IntN(6)]}
+	}
 	var states []string
 	for step := range 30 {
 		n := names[r.IntN(len(names))]
 		switch op := r.IntN(8); {
+		case orphans && step%3 == 1:
+			labels := orphanLabels()
+			e.create(map[string]any{
+				"apiVersion": "apps/v1", "kind": "ReplicaSet",
+				"metadata": map[string]any{"name": fmt.Sprintf("orphan-%d", step), "namespace": "default", "labels": labels},
+				"spec": map[string]any{
+					"replicas": int64(r.IntN(2)),
+					"selector": map[string]any{"matchLabels": labels},
+					"template": map[string]any{
+						"metadata": map[string]any{"labels": labels},
+						"spec":     map[string]any{"containers": []any{map[string]any{"name": "nginx", "image": "img:o"}}},
+					},
+				},
+			})
+		case orphans && step%3 == 2:
+			var bare []string
+			for _, rs := range e.replicaSets() {
+				if kobj.ControllerUID(rs) == "" {
+					bare = append(bare, kobj.Name(rs))
+				}
+			}
+			if len(bare) > 0 {
+				labels := orphanLabels()
+				e.Modify(kobj.ReplicaSetGVK, "default", bare[r.IntN(len(bare))], func(rs map[string]any) {
+					kobj.EnsureMap(rs, "metadata")["labels"] = labels
+				})
+			}
 		case !e.Exists(kobj.DeploymentGVK, "default", n):
 			e.create(deploymentObj(n, int64(r.IntN(5)), fmt.Sprintf("img:%d", step)))
 		case op == 0:
@@ -121,5 +172,28 @@ func TestIncrementalSameWritesThrottled(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The same with ReplicaSets that no Deployment controls: a Deployment
+// that releases every ReplicaSet it makes, bare ReplicaSets that come
+// and change labels: an incremental sync queues and hands over only the
+// Deployments and orphans that a selector matches, with the same writes.
+func TestIncrementalSameWritesOrphans(t *testing.T) {
+	for seed := range uint64(6) {
+		for _, budget := range []bool{false, true} {
+			t.Run(fmt.Sprint(seed, budget), func(t *testing.T) {
+				full := randomRunWith(t, seed, []controller.Controller{deployment.Controller{}, replicaset.Controller{}}, budget, true)
+				inc := randomRunWith(t, seed, []controller.Controller{deployment.New(), replicaset.New()}, budget, true)
+				for i := range full {
+					if full[i] != inc[i] {
+						t.Fatalf("step %d: incremental and full syncs differ:\nfull:\n%s\nincremental:\n%s", i, full[i], inc[i])
+					}
+				}
+				if !strings.Contains(full[len(full)-1], "rs e-") || !strings.Contains(strings.Join(full, ""), "orphan-") {
+					t.Fatalf("the run made no released or bare ReplicaSets:\n%s", full[len(full)-1])
+				}
+			})
+		}
 	}
 }

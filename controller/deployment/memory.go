@@ -3,12 +3,15 @@ package deployment
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/controller"
 	"github.com/konverge/konverge/controller/internal/kobj"
 	"github.com/konverge/konverge/controller/internal/reconcile"
+	"github.com/konverge/konverge/selector"
 )
 
 // memory is what New's controller keeps between syncs: the Deployments
@@ -34,6 +37,10 @@ type memory struct {
 	rsOwner map[string]string
 	// pods: a pod's controller uid (a ReplicaSet's).
 	pods map[reconcile.Key]string
+	// orphans: the orphans by namespace and label ("key\x00value"; ""
+	// holds them all), so that a sync reads the orphans its Deployments'
+	// selectors may match, not every orphan of their namespaces.
+	orphans map[string]map[string]map[reconcile.Key]bool
 }
 
 type rsInfo struct{ uid, ctrl string }
@@ -52,6 +59,7 @@ func (m *memory) rebuild(deps, rss, pods []map[string]any) {
 		rsByCtrl: map[string]map[reconcile.Key]bool{},
 		rsOwner:  make(map[string]string, len(rss)),
 		pods:     make(map[reconcile.Key]string, len(pods)),
+		orphans:  map[string]map[string]map[reconcile.Key]bool{},
 	}
 	m.q.Rebuild(deps)
 	for _, d := range deps {
@@ -66,16 +74,23 @@ func (m *memory) rebuild(deps, rss, pods []map[string]any) {
 }
 
 // replicaSets returns, in List order, the ReplicaSets controlled by the
-// Deployments of uids and the orphans.
-func (m *memory) replicaSets(uids map[string]bool) []map[string]any {
+// Deployments todo and the orphans their selectors may match.
+func (m *memory) replicaSets(todo []map[string]any) []map[string]any {
+	seen := map[reconcile.Key]bool{}
 	var keys []reconcile.Key
-	for uid := range uids {
-		for k := range m.rsByCtrl[uid] {
+	add := func(k reconcile.Key) {
+		if !seen[k] {
+			seen[k] = true
 			keys = append(keys, k)
 		}
 	}
-	for k := range m.rsByCtrl[""] {
-		keys = append(keys, k)
+	for _, d := range todo {
+		for k := range m.rsByCtrl[kobj.UID(d)] {
+			add(k)
+		}
+		for k := range m.candidates(kobj.Namespace(d), kobj.Map(d, "spec", "selector")) {
+			add(k)
+		}
 	}
 	reconcile.SortKeys(keys)
 	out := make([]map[string]any, len(keys))
@@ -85,9 +100,86 @@ func (m *memory) replicaSets(uids map[string]bool) []map[string]any {
 	return out
 }
 
+// candidates returns the orphans of namespace ns that a Deployment with
+// the selector sel may adopt: those with the label of one of its
+// requirements that names values (the fewest), else every orphan of ns
+// (claim matches them against the whole selector).
+func (m *memory) candidates(ns string, sel map[string]any) map[reconcile.Key]bool {
+	byLabel := m.orphans[ns]
+	best, found := byLabel[""], false
+	try := func(key string, values ...any) {
+		var n int
+		for _, v := range values {
+			s, ok := v.(string)
+			if !ok {
+				return
+			}
+			n += len(byLabel[key+"\x00"+s])
+		}
+		if found && n >= len(best) {
+			return
+		}
+		set := byLabel[key+"\x00"+values[0].(string)]
+		if len(values) > 1 {
+			set = map[reconcile.Key]bool{}
+			for _, v := range values {
+				maps.Copy(set, byLabel[key+"\x00"+v.(string)])
+			}
+		}
+		best, found = set, true
+	}
+	for _, k := range slices.Sorted(maps.Keys(kobj.Map(sel, "matchLabels"))) {
+		try(k, kobj.Map(sel, "matchLabels")[k])
+	}
+	for _, e := range kobj.Slice(sel, "matchExpressions") {
+		r, _ := e.(map[string]any)
+		if values := kobj.Slice(r, "values"); kobj.Str(r, "operator") == "In" && len(values) > 0 {
+			try(kobj.Str(r, "key"), values...)
+		}
+	}
+	return best
+}
+
+// indexOrphan adds (or, when !add, removes) the orphan rs to the index.
+func (m *memory) indexOrphan(key reconcile.Key, rs map[string]any, add bool) {
+	ns := key[0]
+	byLabel := m.orphans[ns]
+	if byLabel == nil {
+		if !add {
+			return
+		}
+		byLabel = map[string]map[reconcile.Key]bool{}
+		m.orphans[ns] = byLabel
+	}
+	label := func(l string) {
+		set := byLabel[l]
+		if add {
+			if set == nil {
+				set = map[reconcile.Key]bool{}
+				byLabel[l] = set
+			}
+			set[key] = true
+			return
+		}
+		delete(set, key)
+		if len(set) == 0 {
+			delete(byLabel, l)
+		}
+	}
+	label("")
+	for k, v := range kobj.Map(rs, "metadata", "labels") {
+		if s, ok := v.(string); ok {
+			label(k + "\x00" + s)
+		}
+	}
+}
+
 // setRS records rs (nil: gone) as key and returns what it replaces.
 func (m *memory) setRS(key reconcile.Key, rs map[string]any) (old rsInfo, had bool) {
 	old, had = m.rs[key]
+	if had && old.ctrl == "" {
+		m.indexOrphan(key, m.rsObj[key], false)
+	}
 	if had {
 		delete(m.rsOwner, old.uid)
 		delete(m.rs, key)
@@ -102,6 +194,9 @@ func (m *memory) setRS(key reconcile.Key, rs map[string]any) (old rsInfo, had bo
 		m.rs[key] = info
 		m.rsOwner[info.uid] = info.ctrl
 		m.rsObj[key] = rs
+		if info.ctrl == "" {
+			m.indexOrphan(key, rs, true)
+		}
 		set := m.rsByCtrl[info.ctrl]
 		if set == nil {
 			set = map[reconcile.Key]bool{}
@@ -129,6 +224,26 @@ func (m *memory) Synced(owner map[string]any, wrote bool, requeue time.Time) {
 		return
 	}
 	m.q.Synced(owner, wrote, requeue)
+}
+
+// adopters queues in d the Deployments that may adopt the orphan rs: those
+// of its namespace whose selector matches its labels (or does not parse:
+// their sync says so), as upstream's Deployment controller enqueues, for
+// a ReplicaSet without a controller, only the Deployments that select it.
+// A Deployment that releases every ReplicaSet it makes (its selector
+// names a pod-template-hash) then does not make every other Deployment of
+// its namespace sync each time.
+func (m *memory) adopters(d reconcile.Dirty, rs map[string]any) {
+	if rs == nil {
+		return
+	}
+	labels := kobj.Map(rs, "metadata", "labels")
+	m.q.InNamespace(kobj.Namespace(rs), func(dep map[string]any) {
+		sel, err := selector.FromLabelSelector(kobj.Map(dep, "spec", "selector"))
+		if err != nil || sel.MatchesObject(labels) {
+			d.Owners[reconcile.KeyOf(dep)] = true
+		}
+	})
 }
 
 // pending brings the memory up to date with the writes in changed and
@@ -172,18 +287,18 @@ func (m *memory) pending(ctx context.Context, c cluster.Interface, changed []con
 				}
 				rs = got
 			}
+			before := m.rsObj[key]
 			old, had := m.setRS(key, rs)
 			if had {
 				if old.ctrl == "" {
-					d.NS[k.Namespace] = true
+					m.adopters(d, before)
 				}
 				owner(old.ctrl)
 			}
 			if rs != nil {
 				ctrl := kobj.ControllerUID(rs)
 				if ctrl == "" {
-					// An orphan: any Deployment of its namespace may adopt it.
-					d.NS[k.Namespace] = true
+					m.adopters(d, rs)
 				}
 				owner(ctrl)
 			}

@@ -89,7 +89,10 @@ func (s *syncer) cleanupUnhealthy(ctx context.Context, old []map[string]any, max
 		down := min(maxCleanup-total, r-avail)
 		n := r - down
 		if n > r {
-			return 0, fmt.Errorf("when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", kobjName(rs), r, n)
+			// An adopted ReplicaSet whose status still counts more
+			// available pods than its spec asks for: upstream's sync
+			// fails with this message and is retried, as here.
+			return 0, fmt.Errorf("%w: when cleaning up unhealthy replicas, got invalid request to scale down %s %d -> %d", errRetry, kobjName(rs), r, n)
 		}
 		if _, err := s.scaleRS(ctx, rs, n, false); err != nil {
 			return total, err
