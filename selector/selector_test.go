@@ -3,6 +3,8 @@ package selector_test
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -373,4 +375,50 @@ func BenchmarkParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// MatchesObject agrees with Matches on the same labels copied into a map
+// of strings (a value that is not a string counts as ""), for random
+// selectors and label sets.
+func TestMatchesObject(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"app", "tier", "env"}
+	values := []any{"web", "db", "", int64(1), nil}
+	compared, matched := 0, 0
+	for range 5000 {
+		reqs := []string{"app=web", "app!=db", "tier in (web,db)", "tier notin (web)", "!env", "env", "app=", "env==db"}
+		var parts []string
+		for range 1 + r.IntN(3) {
+			parts = append(parts, reqs[r.IntN(len(reqs))])
+		}
+		sel, err := selector.ParseLabels(strings.Join(parts, ","))
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := map[string]any{}
+		for _, k := range keys {
+			if r.IntN(2) == 0 {
+				obj[k] = values[r.IntN(len(values))]
+			}
+		}
+		strs := map[string]string{}
+		for k, v := range obj {
+			s, _ := v.(string)
+			strs[k] = s
+		}
+		got, want := sel.MatchesObject(obj), sel.Matches(strs)
+		if got != want {
+			t.Fatalf("%q on %v: MatchesObject %v, Matches %v", sel.String(), obj, got, want)
+		}
+		compared++
+		if got {
+			matched++
+		}
+	}
+	if compared < 1000 || matched == 0 || matched == compared {
+		t.Fatalf("%d compared, %d matched: the random cases cover too little", compared, matched)
+	}
+	if !selector.Everything().MatchesObject(nil) || selector.Nothing().MatchesObject(map[string]any{"app": "web"}) {
+		t.Fatal("Everything must match and Nothing must not")
+	}
 }
