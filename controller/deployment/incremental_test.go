@@ -180,7 +180,7 @@ func TestIncrementalSameWritesThrottled(t *testing.T) {
 // and change labels: an incremental sync queues and hands over only the
 // Deployments and orphans that a selector matches, with the same writes.
 func TestIncrementalSameWritesOrphans(t *testing.T) {
-	for seed := range uint64(6) {
+	for seed := range uint64(3) {
 		for _, budget := range []bool{false, true} {
 			t.Run(fmt.Sprint(seed, budget), func(t *testing.T) {
 				full := randomRunWith(t, seed, []controller.Controller{deployment.Controller{}, replicaset.Controller{}}, budget, true)
