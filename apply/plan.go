@@ -546,7 +546,7 @@ func missingAnnotationWarning(it *item) string {
 // metadata only the server writes (normalize.ServerMetadata) are left
 // out of the comparison.
 func diffStored(a, b map[string]any, t *schema.Type, out *[]value.Path) {
-	p := make(value.Path, 0, 16) // deep enough for most objects
+	var p value.Path
 	for k, av := range a {
 		if k == "status" {
 			continue
