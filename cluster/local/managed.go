@@ -134,8 +134,11 @@ func (t *txn) trackUpdate(res cluster.Resource, live, obj map[string]any) error 
 	switch {
 	case trackCreatesByShape && create && builtin && !reqHas && req.subresource == "":
 		entries, err = createdManaged.Track(tc, reset, scope, gvk, emptyLive, obj, t.fieldManagerOf(req.manager), t.now())
-	case trackUpdatesByShape && !create && builtin && req.subresource == "":
-		entries, err = updatedManaged.Track(tc, reset, scope, gvk, live, obj, reqManaged, reqHas, t.fieldManagerOf(req.manager), t.now())
+	case trackUpdatesByShape && !create && builtin:
+		// live is the call's own (read by it), and obj: the entries may
+		// share their fieldsV1 with either.
+		entries, err = updatedManaged.Track(tc, reset, scope, gvk, live, obj, reqManaged, reqHas,
+			t.fieldManagerOf(req.manager), req.subresource, t.now())
 	default:
 		if create {
 			if live, err = emptyLive(); err != nil {

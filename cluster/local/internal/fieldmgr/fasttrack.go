@@ -213,11 +213,12 @@ func TrackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 	return entries, err
 }
 
-// trackInfo is how trackFast came to its entries: from the request's
-// entries, merged at the cap, and whether the manager's entry (managerKey)
-// took fields (and the time now).
+// trackInfo is how trackFast came to its entries: from the entries it
+// takes first (the request's, or for a subresource the stored ones),
+// merged at the cap, and whether the manager's entry (managerKey) took
+// fields (and the time now).
 type trackInfo struct {
-	fromRequest bool
+	fromEntries bool
 	capped      bool
 	touched     bool
 	managerKey  string
@@ -234,12 +235,13 @@ func trackFast(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fi
 		if managed, err = decodeManaged(liveMD["managedFields"]); err != nil {
 			managed = newManagedState()
 		}
+		info.fromEntries = err == nil && len(managed.fields) > 0
 	case isResetManaged(reqManaged, reqHasManaged):
 		managed = newManagedState()
 	default:
 		managed, err = decodeManaged(reqManaged)
-		info.fromRequest = err == nil && len(managed.fields) > 0
-		if !info.fromRequest {
+		info.fromEntries = err == nil && len(managed.fields) > 0
+		if !info.fromEntries {
 			if managed, err = decodeManaged(liveMD["managedFields"]); err != nil {
 				managed = newManagedState()
 			}

@@ -31,9 +31,10 @@ import (
 // last-applied annotation) are a few difference shapes: each one's
 // entries are computed once, and the rest are stamped with their times,
 // and take the request's own fieldsV1 where an entry's fields did not
-// change. Only successes that came from the request's entries and did not
-// reach the cap of ten Update entries are remembered (the cap merges
-// entries by their times). The zero value is ready to use and safe for
+// change; so are the status updates of the controllers. Only successes
+// that came from the entries TrackFast takes first (the request's, or
+// through a subresource the stored ones) and did not reach the cap of ten
+// Update entries are remembered (the cap merges entries by their times). The zero value is ready to use and safe for
 // concurrent use.
 type UpdateCache struct {
 	mu      sync.Mutex
@@ -62,16 +63,26 @@ const (
 const updateCacheSize = 1024
 
 // Track returns the managedFields of obj after an update of live by
-// manager through the main resource, as TrackFast would, for a kind
-// whose type converter tc never changes (a built-in kind); scope tells
-// apart what reset depends on beside gvk.
+// manager, as TrackFast would, for a kind whose type converter tc never
+// changes (a built-in kind); scope tells apart what reset depends on
+// beside gvk and subresource. The entries it starts from are the
+// request's, or through a subresource the stored ones: the result may
+// share their fieldsV1, which the call must own.
 func (c *UpdateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.APIVersion]fieldpath.Filter, scope string, gvk schema.GVK,
-	live, obj map[string]any, reqManaged any, reqHas bool, manager, now string) ([]any, error) {
-	in, _ := reqManaged.([]any)
+	live, obj map[string]any, reqManaged any, reqHas bool, manager, subresource, now string) ([]any, error) {
+	var in []any
+	var ok bool
+	if subresource != "" {
+		liveMD, _ := live["metadata"].(map[string]any)
+		in, _ = liveMD["managedFields"].([]any)
+		ok = len(in) > 0
+	} else {
+		in, _ = reqManaged.([]any)
+		ok = reqHas && len(in) > 0 && !isResetManaged(reqManaged, reqHas)
+	}
 	var key []byte
-	ok := reqHas && len(in) > 0 && !isResetManaged(reqManaged, reqHas)
 	if ok {
-		key, ok = updateKey(scope, gvk, manager, live, obj, in)
+		key, ok = updateKey(scope+"/"+subresource, gvk, manager, live, obj, in)
 	}
 	if ok {
 		c.mu.Lock()
@@ -86,8 +97,8 @@ func (c *UpdateCache) Track(tc managedfields.TypeConverter, reset map[fieldpath.
 			}
 		}
 	}
-	entries, info, err := trackFast(tc, reset, gvk, live, obj, reqManaged, reqHas, manager, "", now)
-	if err != nil || !ok || !info.fromRequest || info.capped {
+	entries, info, err := trackFast(tc, reset, gvk, live, obj, reqManaged, reqHas, manager, subresource, now)
+	if err != nil || !ok || !info.fromEntries || info.capped {
 		return entries, err
 	}
 	if tpl, good := makeTemplate(in, entries, info, now); good {
