@@ -7,7 +7,8 @@ import "sync"
 // only the documents whose bytes changed since the last Read with it, and
 // gives the others' objects as that Read gave them, the same maps. A sync
 // loop that reads a directory every round decodes only what changed; its
-// callers must not modify the objects (package apply does not). The
+// callers must not modify the objects (package apply does not, unless
+// given them with Options.GiveObjects). The
 // documents of the last Read only are remembered, and documents with
 // problems never. A Cache serves one Read at a time; the zero value is
 // ready to use.
