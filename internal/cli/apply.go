@@ -2,15 +2,19 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/konverge/konverge/apply"
 	"github.com/konverge/konverge/internal/cli/flags"
 	"github.com/konverge/konverge/internal/printer"
+	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/prune"
 	"github.com/konverge/konverge/value"
 )
@@ -145,8 +149,19 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		}
 		opts.PruneAllowlist = gvks
 	}
+	var lines *resultLines
+	if sess.Store != nil && (o.Output == "" || o.Output == "name") {
+		// The embedded cluster writes in one transaction: its results
+		// come as each write is made, and the lines need nothing of their
+		// objects, which then need not stay for the rest of the run.
+		lines = newResultLines(objs)
+		opts.OnResult = lines.add
+	}
 	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
 	progress.Close()
+	if lines != nil {
+		results = lines.results(err, o.ServerSide)
+	}
 	for i := range results {
 		results[i] = results[i].Unmasked() // -o yaml prints Secrets as stored, as kubectl
 	}
@@ -286,4 +301,52 @@ func printResults(out, errOut io.Writer, results []apply.Result, format string, 
 		}
 	}
 	return nil
+}
+
+// resultLines keeps what the lines of an apply need of each result as
+// Options.OnResult hands them over (in the order of the writes), and
+// returns them in input order, as Apply returns its results.
+type resultLines struct {
+	at   map[manifest.Source]int // an input object's position
+	kept []apply.Result
+	pos  []int
+}
+
+func newResultLines(objs []manifest.Object) *resultLines {
+	at := make(map[manifest.Source]int, len(objs))
+	for i, o := range objs {
+		at[o.Source] = i
+	}
+	return &resultLines{at: at}
+}
+
+func (l *resultLines) add(r apply.Result) {
+	i, ok := l.at[r.Source]
+	if !ok || r.Action == apply.Pruned {
+		i = len(l.at) // after the input (the pruned objects come last)
+	}
+	r.Object, r.Live, r.Patch = nil, nil, nil
+	l.kept = append(l.kept, r)
+	l.pos = append(l.pos, i)
+}
+
+// results returns the results kept, in input order, or what Apply
+// returns with err: on the embedded cluster a failed apply is undone and
+// returns none, but with server-side apply the objects the server took
+// stay when others were refused (apply.Errors).
+func (l *resultLines) results(err error, serverSide bool) []apply.Result {
+	var objErrs apply.Errors
+	if err != nil && (!serverSide || !errors.As(err, &objErrs)) {
+		return nil
+	}
+	order := make([]int, len(l.kept))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.pos[a], l.pos[b]) })
+	out := make([]apply.Result, len(order))
+	for i, j := range order {
+		out[i] = l.kept[j]
+	}
+	return out
 }
