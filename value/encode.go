@@ -461,15 +461,9 @@ var shortEscapes = [utf8.RuneSelf]byte{'\\': '\\', '"': '"', '\b': 'b', '\f': 'f
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string with encoding/json's HTML-safe
-// escaping.
-func appendString(dst []byte, s string) []byte {
-	dst, _ = appendStringValid(dst, s)
-	return dst
-}
-
-// appendStringValid is appendString that also reports whether s is valid
-// UTF-8 (an invalid byte is written as U+FFFD).
+// appendStringValid writes s as a JSON string with encoding/json's
+// HTML-safe escaping and reports whether s is valid UTF-8 (an invalid byte
+// is written as U+FFFD).
 func appendStringValid(dst []byte, s string) ([]byte, bool) {
 	valid := true
 	dst = slices.Grow(dst, len(s)+2)
