@@ -187,6 +187,22 @@ func (sc *shapeScratch) appendShape(b []byte, v any, depth int, top bool) ([]byt
 		}
 		binary.LittleEndian.PutUint32(enc[at-4:at], uint32(len(enc)-at))
 		return enc, true
+	}
+	return appendScalarKind(b, v)
+}
+
+// Hits is how many Track calls the cache answered.
+func (c *CreateCache) Hits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
+// appendScalarKind writes the kind of the scalar v, which is all a shape
+// keeps of it; ok is false for a value that is not a JSON scalar, or a
+// number JSON cannot write.
+func appendScalarKind(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
 	case string:
 		return append(b, 's'), true
 	case bool:
@@ -202,11 +218,4 @@ func (sc *shapeScratch) appendShape(b []byte, v any, depth int, top bool) ([]byt
 		return append(b, 'f'), true
 	}
 	return b, false
-}
-
-// Hits is how many Track calls the cache answered.
-func (c *CreateCache) Hits() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits
 }

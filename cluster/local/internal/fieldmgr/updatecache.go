@@ -2,7 +2,6 @@ package fieldmgr
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -244,7 +243,7 @@ func stampUpdate(tpl []templateEntry, in []any, times []string, now string) []an
 func updateKey(scope string, gvk schema.GVK, manager string, live, obj map[string]any, in []any) ([]byte, bool) {
 	b := make([]byte, 0, 1024)
 	for _, s := range []string{scope, gvk.Group, gvk.Version, gvk.Kind, manager} {
-		b = appendKeyString(b, s)
+		b = appendString(b, s)
 	}
 	// The request's entries and the stored ones (which TrackFast's
 	// comparison sees as removed), without their times.
@@ -323,7 +322,7 @@ func appendEntries(b []byte, list []any) ([]byte, bool) {
 		slices.Sort(keys)
 		b = binary.AppendUvarint(b, uint64(len(keys)))
 		for _, k := range keys {
-			b = appendKeyString(b, k)
+			b = appendString(b, k)
 			v := e[k]
 			if k == "time" {
 				switch v.(type) {
@@ -377,7 +376,7 @@ func appendDifference(b []byte, a, bm map[string]any, depth, at int) ([]byte, bo
 		if inA && inB && value.Equal(va, vb) {
 			continue
 		}
-		b = appendKeyString(b, k)
+		b = appendString(b, k)
 		switch {
 		case inA && inB:
 			ma, okA := va.(map[string]any)
@@ -429,7 +428,7 @@ func appendValueShape(b []byte, v any, depth int) ([]byte, bool) {
 		b = append(b, 'm')
 		b = binary.AppendUvarint(b, uint64(len(keys)))
 		for _, k := range keys {
-			b = appendKeyString(b, k)
+			b = appendString(b, k)
 			var ok bool
 			if b, ok = appendValueShape(b, x[k], depth+1); !ok {
 				return b, false
@@ -442,25 +441,7 @@ func appendValueShape(b []byte, v any, depth int) ([]byte, bool) {
 			return b, false
 		}
 		b = append(b, 'l')
-		return appendKeyString(b, string(enc)), true
-	case string:
-		return append(b, 's'), true
-	case bool:
-		return append(b, 'b'), true
-	case nil:
-		return append(b, 'n'), true
-	case int64:
-		return append(b, 'i'), true
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return b, false
-		}
-		return append(b, 'f'), true
+		return appendString(b, string(enc)), true
 	}
-	return b, false
-}
-
-func appendKeyString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+	return appendScalarKind(b, v)
 }
