@@ -609,14 +609,7 @@ func (k *Kubelet) lookups(ctx context.Context, c cluster.Interface, snap *schedu
 		if !ok {
 			return nil
 		}
-		if _, err := c.Mapper().ResourceFor(gvk); err != nil {
-			return nil
-		}
-		o, err := controller.GetShared(ctx, c, gvk, ns, name)
-		if err != nil {
-			return nil
-		}
-		return o
+		return lookup(ctx, c, gvk, ns, name)
 	})
 }
 

@@ -33,19 +33,23 @@ func volumeKind(k controller.Key) bool {
 	return false
 }
 
+// lookup returns the object for the scheduler's lookups, nil when the
+// cluster serves no such kind or has no such object.
+func lookup(ctx context.Context, c cluster.Interface, gvk schema.GVK, ns, name string) map[string]any {
+	if _, err := c.Mapper().ResourceFor(gvk); err != nil {
+		return nil
+	}
+	o, err := controller.GetShared(ctx, c, gvk, ns, name)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
 // volumeLookups lets the scheduler read the claims, volumes and classes
 // (VolumeBinding); a cluster that serves none of a kind has none.
 func volumeLookups(ctx context.Context, c cluster.Interface) scheduler.Volumes {
-	get := func(gvk schema.GVK, ns, name string) map[string]any {
-		if _, err := c.Mapper().ResourceFor(gvk); err != nil {
-			return nil
-		}
-		o, err := controller.GetShared(ctx, c, gvk, ns, name)
-		if err != nil {
-			return nil
-		}
-		return o
-	}
+	get := func(gvk schema.GVK, ns, name string) map[string]any { return lookup(ctx, c, gvk, ns, name) }
 	return scheduler.Volumes{
 		Claim:  func(ns, name string) map[string]any { return get(pvcGVK, ns, name) },
 		Volume: func(name string) map[string]any { return get(pvGVK, "", name) },
