@@ -492,7 +492,10 @@ func act(ctx context.Context, c cluster.Interface, ns string, st Step) error {
 			md, _ := objs[i].Obj["metadata"].(map[string]any)
 			md["namespace"] = ns
 		}
-		_, err = apply.New(c, apply.Options{}).Apply(ctx, objs)
+		// One request at a time: on a real cluster concurrent creates
+		// take resourceVersions (the order of ops) in any order, and the
+		// scheduler and controllers see the objects in that order.
+		_, err = apply.New(c, apply.Options{Concurrency: 1}).Apply(ctx, objs)
 		return err
 	case st.Patch != nil:
 		gvk, name, err := target(c, st.Patch.Target)
