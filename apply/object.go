@@ -210,6 +210,35 @@ func get(ctx context.Context, c cluster.Reader, it *item) (map[string]any, error
 	return live, nil
 }
 
+// getAll reads the live objects of items as get does, in one call when c
+// is a cluster.ManyGetter.
+func getAll(ctx context.Context, c cluster.Interface, items []*item) ([]map[string]any, []error) {
+	lives := make([]map[string]any, len(items))
+	errs := make([]error, len(items))
+	mg, ok := c.(cluster.ManyGetter)
+	if !ok {
+		for i, it := range items {
+			lives[i], errs[i] = get(ctx, c, it)
+		}
+		return lives, errs
+	}
+	keys := make([]cluster.Key, len(items))
+	for i, it := range items {
+		keys[i] = cluster.Key{GVK: it.ref.GVK, Namespace: it.ref.Namespace, Name: it.ref.Name}
+	}
+	objs, gerrs := mg.GetMany(ctx, keys)
+	for i, err := range gerrs {
+		switch {
+		case cluster.IsNotFound(err):
+		case err != nil:
+			errs[i] = fmt.Errorf("retrieving current configuration: %w", err)
+		default:
+			lives[i] = objs[i]
+		}
+	}
+	return lives, errs
+}
+
 // execute sends a plan: a create, a patch (computed again from a fresh
 // read when the server answers Conflict, up to maxPatchRetry times), or
 // nothing for an empty patch.

@@ -122,6 +122,24 @@ type SubresourceReader interface {
 	GetSubresource(ctx context.Context, gvk schema.GVK, namespace, name, subresource string) (Object, error)
 }
 
+// Key names one object: its kind, its namespace ("" for a
+// cluster-scoped kind) and its name.
+type Key struct {
+	GVK       schema.GVK
+	Namespace string
+	Name      string
+}
+
+// ManyGetter reads several objects in one call. objs[i] and errs[i] are
+// what Get would answer for keys[i] (a NotFound *StatusError for an
+// object that does not exist); the objects are the caller's, as Get's
+// are. The embedded cluster's batch implements it and decodes the
+// objects on all CPUs, where Gets one by one decode them on the batch's
+// goroutine.
+type ManyGetter interface {
+	GetMany(ctx context.Context, keys []Key) (objs []Object, errs []error)
+}
+
 // Evicter evicts pods through the pods/eviction subresource: it creates
 // a policy/v1 Eviction for the pod, with opts as its deleteOptions
 // (DryRunAll, GracePeriod, preconditions). The API server deletes the pod

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/konverge/konverge/cluster"
 	"github.com/konverge/konverge/schema"
@@ -202,4 +205,117 @@ func BatchPutMeta(ctx context.Context, c cluster.Interface, key string, value []
 		t.metaDirty = true
 		return nil
 	})
+}
+
+// GetMany reads the objects of keys as Get would one by one (see
+// cluster.ManyGetter). The stored bytes are looked up on the batch's
+// goroutine and decoded on all CPUs: nothing else uses the transaction
+// until they are all decoded, so its pages hold still.
+func (b *batch) GetMany(ctx context.Context, keys []cluster.Key) ([]cluster.Object, []error) {
+	objs := make([]cluster.Object, len(keys))
+	errs := make([]error, len(keys))
+	err := b.do(ctx, func(t *txn) error {
+		raws := make([][]byte, len(keys))
+		ks := make([]objKey, len(keys))
+		for i, key := range keys {
+			res, err := t.resource(key.GVK)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, key.Namespace), name: key.Name}
+			t.warnRequest(k.gk)
+			bk, err := t.kindBucket(k.gk, false)
+			if err != nil {
+				return err
+			}
+			if bk != nil {
+				raws[i] = bk.Get(nameKey(k.namespace, k.name))
+			}
+			if raws[i] == nil {
+				errs[i] = cluster.NewNotFound(res.GroupResource(), key.Name)
+				continue
+			}
+			ks[i] = k
+		}
+		failed := make([]error, len(keys))
+		decodeAll(len(keys), func(i int) {
+			if raws[i] == nil {
+				return
+			}
+			obj, err := value.DecodeObject(raws[i])
+			if err != nil {
+				failed[i] = t.wrap("decode", ks[i], err)
+				return
+			}
+			obj["apiVersion"] = keys[i].GVK.APIVersion()
+			objs[i] = obj
+		})
+		for _, raw := range raws {
+			if raw != nil {
+				t.s.decoded.Add(1)
+			}
+		}
+		for i, err := range failed {
+			if err != nil {
+				// A stored object that does not decode is a damaged
+				// state: the batch fails, as it does for Get.
+				errs[i] = err
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i := range errs {
+			if errs[i] == nil && objs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	return objs, errs
+}
+
+// decodeAll calls fn(0..n-1) on as many goroutines as there are CPUs (at
+// least 64 calls each). A panic in fn, a fault of the memory map among
+// them (debug.SetPanicOnFault), is raised again on the calling goroutine,
+// where batch.do turns a fault into the damaged state's error.
+func decodeAll(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/64+1)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first any
+	chunk := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, n)
+		if lo >= hi {
+			break
+		}
+		wg.Go(func() {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if first == nil {
+						first = r
+					}
+					mu.Unlock()
+				}
+			}()
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		// On the batch's goroutine, where b.do recovers it.
+		panic(first)
+	}
 }

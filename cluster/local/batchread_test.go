@@ -2,10 +2,12 @@ package local
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
 
@@ -110,5 +112,54 @@ func TestBatchMeta(t *testing.T) {
 	}
 	if _, ok, _ := BatchGetMeta(ctx, s, "k"); ok {
 		t.Errorf("BatchGetMeta on a Store, not a batch: ok")
+	}
+}
+
+// TestGetMany reads, in one batch, more objects than one goroutine decodes
+// (namespaced and cluster-scoped, missing ones, a kind that is not
+// served) and compares every answer with Get's.
+func TestGetMany(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	err := s.Batch(ctx, func(c cluster.Interface) error {
+		mustCreate(t, c, `{apiVersion: v1, kind: Namespace, metadata: {name: team}}`)
+		var keys []cluster.Key
+		for i := range 300 {
+			name := "cm-" + strconv.Itoa(i)
+			if i%3 != 0 {
+				mustCreate(t, c, `{apiVersion: v1, kind: ConfigMap, metadata: {name: `+name+`, namespace: team}, data: {i: "`+strconv.Itoa(i)+`"}}`)
+			}
+			keys = append(keys, cluster.Key{GVK: gvkConfigMap, Namespace: "team", Name: name})
+		}
+		keys = append(keys,
+			cluster.Key{GVK: schema.GVK{Version: "v1", Kind: "Namespace"}, Name: "team"},
+			cluster.Key{GVK: schema.GVK{Version: "v1", Kind: "Namespace"}, Namespace: "ignored", Name: "team"},
+			cluster.Key{GVK: schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, Namespace: "team", Name: "w"},
+			cluster.Key{GVK: gvkConfigMap, Namespace: "elsewhere", Name: "cm-1"},
+		)
+		objs, errs := c.(cluster.ManyGetter).GetMany(ctx, keys)
+		if len(objs) != len(keys) || len(errs) != len(keys) {
+			t.Fatalf("GetMany of %d keys: %d objects, %d errors", len(keys), len(objs), len(errs))
+		}
+		found := 0
+		for i, k := range keys {
+			want, werr := c.Get(ctx, k.GVK, k.Namespace, k.Name)
+			if (werr == nil) != (errs[i] == nil) || (werr != nil && werr.Error() != errs[i].Error()) {
+				t.Errorf("%v: error %v, Get's %v", k, errs[i], werr)
+			}
+			if !value.Equal(objs[i], want) {
+				t.Errorf("%v: %v, Get's %v", k, objs[i], want)
+			}
+			if objs[i] != nil {
+				found++
+			}
+		}
+		if found != 202 {
+			t.Errorf("GetMany found %d objects, want 202", found)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
