@@ -238,10 +238,11 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 // doBatched applies the items one after the other in one transaction: in
 // the order of rank, every object read first (nothing else writes, and no
 // object of the input is another one), and the patches computed on all
-// CPUs, planChunk objects at a time before their writes (so that the plans
-// of the whole input are not all held at once). Objects that fail are left
-// out, and the others are still tried so that their problems are reported
-// too; nothing is committed then.
+// CPUs, planChunk objects at a time (so that the plans of the whole input
+// are not all held at once): the next chunk's while this one's are
+// written, since a plan depends on its own item and live object alone.
+// Objects that fail are left out, and the others are still tried so that
+// their problems are reported too; nothing is committed then.
 func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
 	items := r.items
 	var plans []plan
@@ -251,11 +252,7 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 	if r.fixed != nil {
 		plans = r.fixedPlans(items)
 	} else {
-		lives = make([]map[string]any, len(items))
-		readErrs = make([]error, len(items))
-		for i, it := range items {
-			lives[i], readErrs[i] = get(ctx, c, it)
-		}
+		lives, readErrs = getAll(ctx, c, items)
 		plans = make([]plan, len(items))
 		planned = 0
 	}
@@ -263,15 +260,38 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 	// own among them, for a namespaced parent): in one transaction nothing
 	// can be interrupted half-way.
 	parentPending := r.set != nil && mode != writeNone
-	for i, it := range items {
-		if i == planned {
-			planned = min(i+planChunk, len(items))
-			copy(plans[i:planned], r.plans(items[i:planned], lives[i:planned]))
-			for j := i; j < planned; j++ {
+	// next plans items[lo:hi] on other goroutines; its channel is closed
+	// when they are in plans.
+	next := func(lo, hi int) chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			copy(plans[lo:hi], r.plans(items[lo:hi], lives[lo:hi]))
+			for j := lo; j < hi; j++ {
 				if readErrs[j] != nil {
 					plans[j].err = readErrs[j]
 				}
 				lives[j] = nil // the plan's now
+			}
+		}()
+		return done
+	}
+	var ahead chan struct{}
+	if planned == 0 && len(items) > 0 {
+		ahead = next(0, min(planChunk, len(items)))
+	}
+	defer func() {
+		if ahead != nil {
+			<-ahead
+		}
+	}()
+	for i, it := range items {
+		if i == planned {
+			<-ahead
+			planned = min(i+planChunk, len(items))
+			ahead = nil
+			if planned < len(items) {
+				ahead = next(planned, min(planned+planChunk, len(items)))
 			}
 		}
 		if parentPending && !it.isNamespace() {
