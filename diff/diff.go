@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -164,19 +165,22 @@ type Entry struct {
 // Name is the entry's file name in kubectl's LIVE and MERGED directories:
 // "apps.v1.Deployment.default.web", "v1.Namespace..team".
 func (e Entry) Name() string {
-	var b strings.Builder
+	return string(e.appendName(make([]byte, 0, len(e.Ref.Group)+len(e.Ref.Version)+len(e.Ref.Kind)+len(e.Ref.Namespace)+len(e.Ref.Name)+4)))
+}
+
+// appendName appends Name to dst.
+func (e Entry) appendName(dst []byte) []byte {
 	if e.Ref.Group != "" {
-		b.WriteString(e.Ref.Group)
-		b.WriteByte('.')
+		dst = append(dst, e.Ref.Group...)
+		dst = append(dst, '.')
 	}
-	b.WriteString(e.Ref.Version)
-	b.WriteByte('.')
-	b.WriteString(e.Ref.Kind)
-	b.WriteByte('.')
-	b.WriteString(e.Ref.Namespace)
-	b.WriteByte('.')
-	b.WriteString(e.Ref.Name)
-	return b.String()
+	dst = append(dst, e.Ref.Version...)
+	dst = append(dst, '.')
+	dst = append(dst, e.Ref.Kind...)
+	dst = append(dst, '.')
+	dst = append(dst, e.Ref.Namespace...)
+	dst = append(dst, '.')
+	return append(dst, e.Ref.Name...)
 }
 
 // Report is the result of a diff: one entry per object, in the order of
@@ -278,25 +282,17 @@ func (d *Differ) entry(res apply.Result) Entry {
 	if e.Live != nil {
 		e.Live = d.clean(e.Live)
 	}
-	if e.Merged != nil {
-		e.Merged = d.clean(e.Merged)
-	}
-	if !d.serverSide && e.Merged != nil && e.Action != Delete {
-		// kubectl diff merges the configuration without its last-applied
-		// annotation: the annotation stays as live has it (none on a
-		// create), and an object without it gets no warning.
-		e.Merged = keepLastApplied(e.Merged, e.Live)
-		if e.Live != nil {
-			// Nor does the generation move for the annotation alone (a
-			// Deployment's does for any change of its annotations).
-			gen := objref.Metadata(e.Live)["generation"]
-			if g := objref.WithMetadata(e.Merged, "generation", gen); value.Equal(g, e.Live) {
-				e.Merged = g
-			}
-		}
+	// equalKnown is set when kubectlMerged has found whether Live and
+	// Merged are equal (equal).
+	equalKnown, equal := false, false
+	switch {
+	case !d.serverSide && e.Merged != nil && e.Action != Delete:
+		e.Merged, equalKnown, equal = d.kubectlMerged(e.Merged, e.Live)
 		e.Warnings = slices.DeleteFunc(slices.Clone(e.Warnings), func(w string) bool {
 			return strings.Contains(w, "annotation which is required by kubectl apply")
 		})
+	case e.Merged != nil:
+		e.Merged = d.clean(e.Merged)
 	}
 	// What changes is what differs between the two versions, as kubectl
 	// diff compares its two directories: a patch that changes nothing on
@@ -307,7 +303,7 @@ func (d *Differ) entry(res apply.Result) Entry {
 		switch {
 		case e.Live == nil:
 			e.Action = Create
-		case value.Equal(e.Live, e.Merged):
+		case equalKnown && equal, !equalKnown && value.Equal(e.Live, e.Merged):
 			e.Action = None
 		default:
 			e.Action = Update
@@ -318,6 +314,91 @@ func (d *Differ) entry(res apply.Result) Entry {
 		e.Patch = mask.Patch(e.Patch)
 	}
 	return e
+}
+
+// kubectlMerged returns merged as kubectl diff shows it beside live (nil
+// for a create), cleaned: with live's last-applied annotation (kubectl
+// diff merges the configuration without it: the annotation stays as live
+// has it, none on a create), and with live's generation if that makes it
+// equal to live (the generation does not move for the annotation alone; a
+// Deployment's does for any change of its annotations). merged is not
+// modified.
+//
+// It copies merged's top level and metadata once, where clean,
+// keepLastApplied and objref.WithMetadata would each copy them, and it
+// reports, when it can tell (known), whether the result equals live:
+// merged with live's generation is equal to live exactly when the result
+// is (value.Equal is symmetric), unless live's generation is something
+// other than an int64 or absent.
+func (d *Differ) kubectlMerged(merged, live map[string]any) (out map[string]any, known, equal bool) {
+	md, ok := merged["metadata"].(map[string]any)
+	if !ok {
+		out = keepLastApplied(d.clean(merged), live)
+		if live != nil {
+			gen := objref.Metadata(live)["generation"]
+			if g := objref.WithMetadata(out, "generation", gen); value.Equal(g, live) {
+				out = g
+			}
+		}
+		return out, false, false
+	}
+	out = maps.Clone(merged)
+	nmd := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" || d.opts.ShowManagedFields {
+			nmd[k] = v
+		}
+	}
+	out["metadata"] = nmd
+	want, has := lastApplied(live)
+	got, had := lastApplied(merged)
+	if has != had || want != got {
+		old, _ := nmd["annotations"].(map[string]any)
+		anns := make(map[string]any, len(old)+1)
+		for k, v := range old {
+			anns[k] = v
+		}
+		if has {
+			anns[lastapplied.Annotation] = want
+		} else {
+			delete(anns, lastapplied.Annotation)
+		}
+		if len(anns) == 0 {
+			delete(nmd, "annotations")
+		} else {
+			nmd["annotations"] = anns
+		}
+	}
+	if live == nil {
+		return out, false, false
+	}
+	lmd, isMap := live["metadata"].(map[string]any)
+	gen, hasGen := lmd["generation"]
+	_, isInt := gen.(int64)
+	known = isMap && (!hasGen || isInt)
+	old, hadGen := nmd["generation"]
+	if gen == nil {
+		delete(nmd, "generation")
+	} else {
+		nmd["generation"] = gen
+	}
+	if value.Equal(out, live) {
+		return out, known, true
+	}
+	if hadGen {
+		nmd["generation"] = old
+	} else {
+		delete(nmd, "generation")
+	}
+	return out, known, false
+}
+
+// lastApplied is obj's last-applied annotation, as
+// objref.Annotations(obj)[lastapplied.Annotation] has it.
+func lastApplied(obj map[string]any) (string, bool) {
+	anns, _ := objref.Metadata(obj)["annotations"].(map[string]any)
+	s, ok := anns[lastapplied.Annotation].(string)
+	return s, ok
 }
 
 // keepLastApplied returns merged with live's last-applied annotation

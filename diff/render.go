@@ -76,35 +76,51 @@ func (e Entry) unified(opts RenderOptions) ([]byte, error) {
 	if e.Action == None {
 		return nil, nil
 	}
-	live, err := YAML(e.Live)
+	s := scratches.Get().(*scratch)
+	defer s.release()
+	// Both documents go into one buffer, live then merged.
+	text, err := s.yaml.appendYAML(s.text[:0], e.Live)
+	if err != nil {
+		s.text = text
+		return nil, err
+	}
+	split := len(text)
+	text, err = s.yaml.appendYAML(text, e.Merged)
+	s.text = text
 	if err != nil {
 		return nil, err
 	}
-	merged, err := YAML(e.Merged)
-	if err != nil {
-		return nil, err
-	}
-	var hunks []byte
-	hunks, changed := unified(hunks, splitLines(live), splitLines(merged), opts.context(), opts.Color)
-	if !changed {
-		return nil, nil
-	}
-	name := e.Name()
-	out := make([]byte, 0, len(hunks)+3*len(name)+64)
-	header := func(s string) {
+	s.a = appendLines(s.a[:0], text[:split])
+	s.b = appendLines(s.b[:0], text[split:])
+	out := s.out[:0]
+	header := func(prefix string, name ...string) {
 		if opts.Color {
 			out = append(out, colorHeader...)
 		}
-		out = append(out, s...)
+		out = append(out, prefix...)
+		for i, n := range name {
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, n...)
+			out = e.appendName(out)
+		}
 		if opts.Color {
 			out = append(out, colorReset...)
 		}
 		out = append(out, '\n')
 	}
-	header("diff -u -N " + LivePrefix + name + " " + MergedPrefix + name)
-	header("--- " + LivePrefix + name)
-	header("+++ " + MergedPrefix + name)
-	return append(out, hunks...), nil
+	header("diff -u -N ", LivePrefix, MergedPrefix)
+	header("--- ", LivePrefix)
+	header("+++ ", MergedPrefix)
+	out, changed := s.unified(out, s.a, s.b, opts.context(), opts.Color)
+	s.out = out
+	clear(s.a)
+	clear(s.b)
+	if !changed {
+		return nil, nil
+	}
+	return bytes.Clone(out), nil
 }
 
 // parallel runs fn(0..n-1) on as many goroutines as there are CPUs.

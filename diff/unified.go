@@ -2,7 +2,9 @@ package diff
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strconv"
+	"sync"
 )
 
 // opKind is one line of an edit script.
@@ -31,75 +33,140 @@ func splitLines(text []byte) [][]byte {
 	if text[len(text)-1] != '\n' {
 		n++
 	}
-	out := make([][]byte, 0, n)
+	return appendLines(make([][]byte, 0, n), text)
+}
+
+// appendLines appends the lines of text to dst, as splitLines splits them.
+func appendLines(dst [][]byte, text []byte) [][]byte {
 	for len(text) > 0 {
 		i := bytes.IndexByte(text, '\n')
 		if i < 0 {
-			out = append(out, text)
-			break
+			return append(dst, text)
 		}
-		out = append(out, text[:i+1])
+		dst = append(dst, text[:i+1])
 		text = text[i+1:]
 	}
-	return out
+	return dst
 }
 
 // editScript returns a shortest edit script from a to b: Myers' O(ND)
-// algorithm in linear space (the "middle snake" bisection), on lines
-// interned as integers.
+// algorithm in linear space (the "middle snake" bisection).
 func editScript(a, b [][]byte) []lineOp {
-	ids := map[string]int{}
-	intern := func(lines [][]byte) []int {
-		out := make([]int, len(lines))
-		for i, l := range lines {
-			id, ok := ids[string(l)]
-			if !ok {
-				id = len(ids)
-				ids[string(l)] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	m := &myers{a: intern(a), b: intern(b)}
-	m.delA = make([]bool, len(a))
-	m.insB = make([]bool, len(b))
-	m.compare(0, len(a), 0, len(b))
+	var s scratch
+	return s.editScript(a, b)
+}
 
-	ops := make([]lineOp, 0, max(len(a), len(b)))
+// scratch is the memory one rendering reuses: both YAML documents, their
+// lines, the edit script and the text, kept in a pool between entries.
+type scratch struct {
+	yaml  yamlWriter
+	text  []byte
+	a, b  [][]byte
+	ops   []lineOp
+	m     myers
+	out   []byte
+	flags []bool
+}
+
+var scratches = sync.Pool{New: func() any { return &scratch{yaml: yamlWriter{cache: map[string]string{}}} }}
+
+// maxScratch is the largest buffer a pooled scratch keeps.
+const maxScratch = 1 << 20
+
+// release returns s to the pool, without the buffers of an unusually
+// large object.
+func (s *scratch) release() {
+	if cap(s.text) > maxScratch || cap(s.out) > maxScratch || cap(s.a)+cap(s.b) > maxScratch/64 {
+		*s = scratch{yaml: s.yaml}
+	}
+	s.yaml.buf = nil
+	scratches.Put(s)
+}
+
+// editScript is the edit script from a to b, in s.ops. Most lines of a
+// diff are equal: the common prefix and suffix are matched first, and
+// Myers' algorithm runs on what is left between them only (which is what
+// it does first anyway, so that the script is the same).
+func (s *scratch) editScript(a, b [][]byte) []lineOp {
+	pre := 0
+	for pre < len(a) && pre < len(b) && bytes.Equal(a[pre], b[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && bytes.Equal(a[len(a)-1-suf], b[len(b)-1-suf]) {
+		suf++
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	m := &s.m
+	m.a, m.b = am, bm
+	m.ha, m.hb = appendHashes(m.ha[:0], am), appendHashes(m.hb[:0], bm)
+	if cap(s.flags) < len(am)+len(bm) {
+		s.flags = make([]bool, len(am)+len(bm))
+	}
+	flags := s.flags[:len(am)+len(bm)]
+	clear(flags)
+	m.delA, m.insB = flags[:len(am)], flags[len(am):]
+	m.compare(0, len(am), 0, len(bm))
+
+	ops := s.ops[:0]
+	for i := range pre {
+		ops = append(ops, lineOp{kind: opEqual, a: i, b: i})
+	}
 	i, j := 0, 0
-	for i < len(a) || j < len(b) {
+	for i < len(am) || j < len(bm) {
 		switch {
-		case i < len(a) && m.delA[i]:
-			ops = append(ops, lineOp{kind: opDelete, a: i, b: j})
+		case i < len(am) && m.delA[i]:
+			ops = append(ops, lineOp{kind: opDelete, a: pre + i, b: pre + j})
 			i++
-		case j < len(b) && m.insB[j]:
-			ops = append(ops, lineOp{kind: opInsert, a: i, b: j})
+		case j < len(bm) && m.insB[j]:
+			ops = append(ops, lineOp{kind: opInsert, a: pre + i, b: pre + j})
 			j++
 		default:
-			ops = append(ops, lineOp{kind: opEqual, a: i, b: j})
+			ops = append(ops, lineOp{kind: opEqual, a: pre + i, b: pre + j})
 			i++
 			j++
 		}
 	}
+	for k := range suf {
+		ops = append(ops, lineOp{kind: opEqual, a: len(a) - suf + k, b: len(b) - suf + k})
+	}
+	s.ops = ops
+	// Let the pool hold no lines of the caller's.
+	m.a, m.b = nil, nil
 	return ops
+}
+
+// lineSeed hashes lines, to compare most unequal lines in one step.
+var lineSeed = maphash.MakeSeed()
+
+func appendHashes(dst []uint64, lines [][]byte) []uint64 {
+	for _, l := range lines {
+		dst = append(dst, maphash.Bytes(lineSeed, l))
+	}
+	return dst
 }
 
 // myers marks the lines of a to delete and of b to insert.
 type myers struct {
-	a, b   []int
+	a, b   [][]byte
+	ha, hb []uint64 // the lines' hashes
 	delA   []bool
 	insB   []bool
 	v1, v2 []int
 }
 
+// eq reports whether line i of a equals line j of b.
+func (m *myers) eq(i, j int) bool {
+	return m.ha[i] == m.hb[j] && bytes.Equal(m.a[i], m.b[j])
+}
+
 // compare marks the differences between a[aLo:aHi] and b[bLo:bHi].
 func (m *myers) compare(aLo, aHi, bLo, bHi int) {
-	for aLo < aHi && bLo < bHi && m.a[aLo] == m.b[bLo] {
+	for aLo < aHi && bLo < bHi && m.eq(aLo, bLo) {
 		aLo++
 		bLo++
 	}
-	for aLo < aHi && bLo < bHi && m.a[aHi-1] == m.b[bHi-1] {
+	for aLo < aHi && bLo < bHi && m.eq(aHi-1, bHi-1) {
 		aHi--
 		bHi--
 	}
@@ -148,7 +215,6 @@ func (m *myers) bisect(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 	delta := n - mm
 	front := delta%2 != 0
 	k1start, k1end, k2start, k2end := 0, 0, 0, 0
-	a, b := m.a, m.b
 	for d := 0; d < maxD; d++ {
 		for k1 := -d + k1start; k1 <= d-k1end; k1 += 2 {
 			k1o := off + k1
@@ -159,7 +225,7 @@ func (m *myers) bisect(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 				x1 = v1[k1o-1] + 1
 			}
 			y1 := x1 - k1
-			for x1 < n && y1 < mm && a[aLo+x1] == b[bLo+y1] {
+			for x1 < n && y1 < mm && m.eq(aLo+x1, bLo+y1) {
 				x1++
 				y1++
 			}
@@ -187,7 +253,7 @@ func (m *myers) bisect(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 				x2 = v2[k2o-1] + 1
 			}
 			y2 := x2 - k2
-			for x2 < n && y2 < mm && a[aHi-x2-1] == b[bHi-y2-1] {
+			for x2 < n && y2 < mm && m.eq(aHi-x2-1, bHi-y2-1) {
 				x2++
 				y2++
 			}
@@ -216,7 +282,13 @@ func (m *myers) bisect(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 // context, as diff -u prints them (without the file headers), and reports
 // whether a and b differ.
 func unified(dst []byte, a, b [][]byte, ctx int, color bool) ([]byte, bool) {
-	ops := editScript(a, b)
+	var s scratch
+	return s.unified(dst, a, b, ctx, color)
+}
+
+// unified is the package's unified, with s's memory.
+func (s *scratch) unified(dst []byte, a, b [][]byte, ctx int, color bool) ([]byte, bool) {
+	ops := s.editScript(a, b)
 	changed := false
 	for _, op := range ops {
 		if op.kind != opEqual {

@@ -37,6 +37,25 @@ func YAML(obj map[string]any) ([]byte, error) {
 	return yaml.Marshal(obj)
 }
 
+// appendYAML appends YAML(obj) to dst, with w's memory.
+func (w *yamlWriter) appendYAML(dst []byte, obj map[string]any) ([]byte, error) {
+	if obj == nil {
+		return dst, nil
+	}
+	start := len(dst)
+	w.buf = dst
+	ok := w.document(obj)
+	dst, w.buf = w.buf, nil
+	if ok {
+		return dst, nil
+	}
+	b, err := yaml.Marshal(obj)
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst[:start], b...), nil
+}
+
 var writers = sync.Pool{New: func() any { return &yamlWriter{cache: map[string]string{}} }}
 
 // yamlWriter writes the block YAML of go-yaml v2.
@@ -44,6 +63,15 @@ type yamlWriter struct {
 	buf []byte
 	// cache holds go-yaml's rendering of single-line scalars.
 	cache map[string]string
+	// entries is the stack of the sorted entries of the mappings being
+	// written.
+	entries []keyValue
+}
+
+// keyValue is a key and its value.
+type keyValue struct {
+	key   string
+	value any
 }
 
 // bestWidth is go-yaml's preferred line width: it folds long scalars at a
@@ -51,6 +79,8 @@ type yamlWriter struct {
 const bestWidth = 80
 
 func (w *yamlWriter) document(obj map[string]any) bool {
+	clear(w.entries)
+	w.entries = w.entries[:0]
 	if len(obj) == 0 {
 		w.buf = append(w.buf, "{}\n"...)
 		return true
@@ -61,25 +91,31 @@ func (w *yamlWriter) document(obj map[string]any) bool {
 // mapping writes the entries of m with their keys at column indent; with
 // inline, the first one goes on the current line (after "- ").
 func (w *yamlWriter) mapping(m map[string]any, indent int, inline bool) bool {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// The entries of nested mappings go on after these in w.entries
+	// (which may move: entries stays valid, on the array it was taken
+	// from).
+	base := len(w.entries)
+	for k, v := range m {
+		w.entries = append(w.entries, keyValue{k, v})
 	}
-	slices.SortFunc(keys, compareKeys)
-	for i, k := range keys {
+	entries := w.entries[base:]
+	slices.SortFunc(entries, func(a, b keyValue) int { return compareKeys(a.key, b.key) })
+	for i, kv := range entries {
 		if i > 0 || !inline {
 			w.indent(indent)
 		}
-		ks, ok := w.scalar(k, indent, true)
+		ks, ok := w.scalar(kv.key, indent, true)
 		if !ok {
 			return false
 		}
 		w.buf = append(w.buf, ks...)
 		w.buf = append(w.buf, ':')
-		if !w.mappingValue(m[k], indent, indent+len(ks)+1) {
+		if !w.mappingValue(kv.value, indent, indent+len(ks)+1) {
 			return false
 		}
 	}
+	clear(entries)
+	w.entries = w.entries[:base]
 	return true
 }
 
@@ -163,10 +199,14 @@ func (w *yamlWriter) sequence(l []any, indent int) bool {
 }
 
 func (w *yamlWriter) indent(n int) {
-	for range n {
-		w.buf = append(w.buf, ' ')
+	for n > len(spaces) {
+		w.buf = append(w.buf, spaces...)
+		n -= len(spaces)
 	}
+	w.buf = append(w.buf, spaces[:n]...)
 }
+
+const spaces = "                                "
 
 // other writes a scalar that is not a string.
 func (w *yamlWriter) other(v any) bool {
@@ -353,7 +393,7 @@ func compareKeys(a, b string) int {
 
 func keyLess(a, b string) bool {
 	if isASCII(a) && isASCII(b) {
-		return runesLess(a, b, len(a), len(b), func(s string, i int) rune { return rune(s[i]) })
+		return asciiLess(a, b)
 	}
 	ar, br := []rune(a), []rune(b)
 	return runesLess(ar, br, len(ar), len(br), func(s []rune, i int) rune { return s[i] })
@@ -367,6 +407,53 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// asciiLess is runesLess on two ASCII strings, where the letters are
+// a-z and A-Z and the digits 0-9.
+func asciiLess(a, b string) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ai, bi := a[i], b[i]
+		if ai == bi {
+			continue
+		}
+		al, bl := isLetter(ai), isLetter(bi)
+		if al && bl {
+			return ai < bi
+		}
+		if al || bl {
+			return bl
+		}
+		var aj, bj int
+		var an, bn int64
+		if ai == '0' || bi == '0' {
+			for j := i - 1; j >= 0 && isDigit(a[j]); j-- {
+				if a[j] != '0' {
+					an = 1
+					bn = 1
+					break
+				}
+			}
+		}
+		for aj = i; aj < len(a) && isDigit(a[aj]); aj++ {
+			an = an*10 + int64(a[aj]-'0')
+		}
+		for bj = i; bj < len(b) && isDigit(b[bj]); bj++ {
+			bn = bn*10 + int64(b[bj]-'0')
+		}
+		if an != bn {
+			return an < bn
+		}
+		if aj != bj {
+			return aj < bj
+		}
+		return ai < bi
+	}
+	return len(a) < len(b)
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // runesLess is go-yaml v2's keyList.Less on two strings of runes.
 func runesLess[S any](a, b S, na, nb int, at func(S, int) rune) bool {

@@ -209,3 +209,24 @@ func uuidOf(i int) string {
 	}
 	return string(b)
 }
+
+// TestASCIILess checks asciiLess against runesLess on random ASCII keys
+// made of letters, digits (zeros among them) and other characters.
+func TestASCIILess(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const chars = "aZb0019.-_/x "
+	key := func() string {
+		b := make([]byte, rng.IntN(8))
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	for range 100000 {
+		a, b := key(), key()
+		want := runesLess(a, b, len(a), len(b), func(s string, i int) rune { return rune(s[i]) })
+		if got := asciiLess(a, b); got != want {
+			t.Fatalf("asciiLess(%q, %q) = %v, runesLess %v", a, b, got, want)
+		}
+	}
+}
