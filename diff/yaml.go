@@ -95,11 +95,23 @@ func (w *yamlWriter) mapping(m map[string]any, indent int, inline bool) bool {
 	// (which may move: entries stays valid, on the array it was taken
 	// from).
 	base := len(w.entries)
+	ascii := true
 	for k, v := range m {
 		w.entries = append(w.entries, keyValue{k, v})
+		ascii = ascii && isASCII(k)
 	}
 	entries := w.entries[base:]
-	slices.SortFunc(entries, func(a, b keyValue) int { return compareKeys(a.key, b.key) })
+	if ascii {
+		// The keys of a map are distinct: none compares equal.
+		slices.SortFunc(entries, func(a, b keyValue) int {
+			if asciiLess(a.key, b.key) {
+				return -1
+			}
+			return 1
+		})
+	} else {
+		slices.SortFunc(entries, func(a, b keyValue) int { return compareKeys(a.key, b.key) })
+	}
 	for i, kv := range entries {
 		if i > 0 || !inline {
 			w.indent(indent)
