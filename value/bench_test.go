@@ -113,3 +113,27 @@ func TestDeploymentTestdata(t *testing.T) {
 		t.Errorf("unexpected object: %v", v)
 	}
 }
+
+// BenchmarkDeepCopy copies a decoded Deployment, beside decoding it again
+// (the other way to get a second, independent tree of it).
+func BenchmarkDeepCopy(b *testing.B) {
+	data := deploymentJSON(b)
+	obj, err := value.DecodeObject(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Deployment/copy", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			value.DeepCopyObject(obj)
+		}
+	})
+	b.Run("Deployment/decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := value.DecodeObject(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

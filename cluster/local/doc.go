@@ -140,7 +140,11 @@
 // entries with other objects created in the process (objects of one shape
 // have one field set, computed once): read them, replace them, delete the
 // entries, but never change a fieldsV1 tree in place. Everything else in
-// the returned object is the caller's.
+// the returned object is the caller's. The same holds inside a write: the
+// object a Patch builds shares its fieldsV1 trees (and only those) with
+// the stored object it was built from, which the update steps compare it
+// with, so no step may change a fieldsV1 tree in place; every other part
+// of the stored object stays as it was read until the write is done.
 //
 // # Layout
 //

@@ -104,8 +104,10 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 		} else if obj, err = merge.Apply(live, p, t.api.mapper.Schema(gvk)); err != nil {
 			return nil, cluster.NewBadRequest(err.Error())
 		}
-		// The result shares values with live and the patch.
-		obj = value.DeepCopyObject(obj)
+		// The result shares values with live, that is with old.obj, which
+		// updateObject compares it with while it changes it in place:
+		// copy it, but for the fieldsV1 trees (see copyForUpdate).
+		obj = copyForUpdate(obj)
 	}
 
 	md := metadata(obj)
@@ -147,4 +149,62 @@ func notAnObject(data []byte) (string, bool) {
 		t = "number"
 	}
 	return "json: cannot unmarshal " + t + " into Go value of type map[string]interface {}", true
+}
+
+// updatedFrom, when set (by tests), sees the stored object each update
+// started from once the update is done, to check that no step changed it.
+var updatedFrom func(k objKey, old *record)
+
+// copyForUpdate returns a copy of obj, as value.DeepCopyObject would,
+// that shares with obj the fieldsV1 trees of its managedFields entries
+// and nothing else. A write never changes a fieldsV1 tree in place (see
+// the package doc): the field manager reads the request's trees and the
+// stored ones, keeps or replaces them whole, and builds new ones for what
+// changed. So the object a patch builds may keep the fieldsV1 of the
+// stored object it started from, the largest part of a typical object by
+// count of maps (two entries of a Deployment hold about three quarters of
+// its maps), while everything the update steps do change in place
+// (metadata, defaults, admission, the strategies, allocations) is its
+// own and the stored object stays as it was read.
+func copyForUpdate(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return value.DeepCopyObject(obj)
+	}
+	list, ok := md["managedFields"].([]any)
+	if !ok || len(list) == 0 {
+		return value.DeepCopyObject(obj)
+	}
+	entries := make([]any, len(list))
+	for i, x := range list {
+		e, ok := x.(map[string]any)
+		if !ok {
+			entries[i] = value.DeepCopy(x)
+			continue
+		}
+		c := make(map[string]any, len(e))
+		for k, v := range e {
+			if k == "fieldsV1" {
+				c[k] = v
+			} else {
+				c[k] = value.DeepCopy(v)
+			}
+		}
+		entries[i] = c
+	}
+	mdc := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			mdc[k] = value.DeepCopy(v)
+		}
+	}
+	mdc["managedFields"] = entries
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "metadata" {
+			out[k] = value.DeepCopy(v)
+		}
+	}
+	out["metadata"] = mdc
+	return out
 }

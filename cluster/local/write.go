@@ -369,6 +369,9 @@ func (t *txn) update(in map[string]any, statusOnly bool, o cluster.UpdateOptions
 // generation, defaults and validation, deletion once the last finalizer
 // goes, and no write at all when nothing changes.
 func (t *txn) updateObject(k objKey, res cluster.Resource, old *record, obj map[string]any, statusOnly, dryRun bool) (map[string]any, error) {
+	if updatedFrom != nil {
+		defer updatedFrom(k, old)
+	}
 	if !statusOnly {
 		t.keepRequestManagedFields(obj)
 	}
