@@ -373,8 +373,33 @@ func appendDifference(b []byte, a, bm map[string]any, depth, at int) ([]byte, bo
 	for _, k := range keys {
 		va, inA := a[k]
 		vb, inB := bm[k]
-		if inA && inB && value.Equal(va, vb) {
-			continue
+		if inA && inB {
+			ma, okA := va.(map[string]any)
+			mb, okB := vb.(map[string]any)
+			if okA && okB && ma != nil && mb != nil {
+				// Two objects are equal exactly when their difference
+				// names no key: write it, and take it back when it is
+				// empty, rather than compare them whole first (and
+				// again at every level below).
+				start := len(b)
+				b = appendString(b, k)
+				b = append(b, 'M')
+				next := below
+				if at == atRoot && k == "metadata" {
+					next = atMetadata
+				}
+				mark := len(b)
+				if b, ok = appendDifference(b, ma, mb, depth+1, next); !ok {
+					return b, false
+				}
+				if len(b) == mark+1 {
+					b = b[:start]
+				}
+				continue
+			}
+			if value.Equal(va, vb) {
+				continue
+			}
 		}
 		b = appendString(b, k)
 		switch {
