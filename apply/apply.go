@@ -235,12 +235,27 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 	return nil
 }
 
+// prefetch tells pf the live objects the plans patch.
+func prefetch(ctx context.Context, pf cluster.Prefetcher, plans []plan) {
+	var keys []cluster.Key
+	for _, p := range plans {
+		if p.err == nil && p.live != nil && len(p.data) > 0 {
+			keys = append(keys, cluster.Key{GVK: p.it.ref.GVK, Namespace: p.it.ref.Namespace, Name: p.it.ref.Name})
+		}
+	}
+	if len(keys) > 0 {
+		pf.Prefetch(ctx, keys)
+	}
+}
+
 // doBatched applies the items one after the other in one transaction: in
 // the order of rank, every object read first (nothing else writes, and no
 // object of the input is another one), and the patches computed on all
 // CPUs, planChunk objects at a time (so that the plans of the whole input
 // are not all held at once): the next chunk's while this one's are
 // written, since a plan depends on its own item and live object alone.
+// A cluster that is a Prefetcher is told, chunk by chunk, the objects
+// about to be patched.
 // Objects that fail are left out, and the others are still tried so that
 // their problems are reported too; nothing is committed then.
 func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
@@ -285,6 +300,10 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 			<-ahead
 		}
 	}()
+	pf, _ := c.(cluster.Prefetcher)
+	if mode == writeNone {
+		pf = nil
+	}
 	for i, it := range items {
 		if i == planned {
 			<-ahead
@@ -292,6 +311,9 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 			ahead = nil
 			if planned < len(items) {
 				ahead = next(planned, min(planned+planChunk, len(items)))
+			}
+			if pf != nil {
+				prefetch(ctx, pf, plans[i:planned])
 			}
 		}
 		if parentPending && !it.isNamespace() {

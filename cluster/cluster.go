@@ -140,6 +140,15 @@ type ManyGetter interface {
 	GetMany(ctx context.Context, keys []Key) (objs []Object, errs []error)
 }
 
+// Prefetcher is told the objects a caller is about to change (by Patch
+// or Update), so that it can read them ahead. It is a hint: what it reads
+// ahead serves a write only while the stored object is still the one it
+// read. The embedded cluster's batch implements it and decodes them on
+// another goroutine while the batch writes others.
+type Prefetcher interface {
+	Prefetch(ctx context.Context, keys []Key)
+}
+
 // Evicter evicts pods through the pods/eviction subresource: it creates
 // a policy/v1 Eviction for the pod, with opts as its deleteOptions
 // (DryRunAll, GracePeriod, preconditions). The API server deletes the pod

@@ -319,3 +319,77 @@ func decodeAll(n int, fn func(i int)) {
 		panic(first)
 	}
 }
+
+// readAhead is an object read for batch.Prefetch: a copy of its stored
+// bytes, and the object they decode to once done is closed.
+type readAhead struct {
+	raw  []byte
+	obj  map[string]any
+	err  error
+	done chan struct{}
+}
+
+// Prefetch reads ahead the objects the caller is about to change (see
+// cluster.Prefetcher): it copies their stored bytes on the batch's
+// goroutine and decodes the copies, in order, on another one, while the
+// batch goes on. A later write of one of them (Patch, Update) uses the
+// decoded object when the stored bytes are still the ones copied, and
+// decodes them itself otherwise.
+func (b *batch) Prefetch(ctx context.Context, keys []cluster.Key) {
+	_ = b.do(ctx, func(t *txn) error {
+		var queue []*readAhead
+		for _, key := range keys {
+			res, err := t.resource(key.GVK)
+			if err != nil {
+				continue
+			}
+			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, key.Namespace), name: key.Name}
+			bk, err := t.kindBucket(k.gk, false)
+			if err != nil || bk == nil {
+				continue
+			}
+			raw := bk.Get(nameKey(k.namespace, k.name))
+			if raw == nil {
+				continue
+			}
+			a := &readAhead{raw: bytes.Clone(raw), done: make(chan struct{})}
+			if t.ahead == nil {
+				t.ahead = make(map[objKey]*readAhead, len(keys))
+			}
+			t.ahead[k] = a
+			queue = append(queue, a)
+		}
+		if len(queue) > 0 {
+			// The copies are the goroutine's own: it outlives the batch
+			// harmlessly.
+			go func() {
+				for _, a := range queue {
+					a.obj, a.err = value.DecodeObject(a.raw)
+					close(a.done)
+				}
+			}()
+		}
+		return nil
+	})
+}
+
+// loadAhead is load's record from an object read ahead, or nil when the
+// object changed since (or is gone, or did not decode: load then reads it
+// as it reads any other).
+func (t *txn) loadAhead(k objKey, a *readAhead) *record {
+	bk, err := t.kindBucket(k.gk, false)
+	if err != nil || bk == nil {
+		return nil
+	}
+	raw := bk.Get(nameKey(k.namespace, k.name))
+	if raw == nil || !bytes.Equal(raw, a.raw) {
+		return nil
+	}
+	<-a.done
+	if a.err != nil {
+		return nil
+	}
+	t.s.decoded.Add(1)
+	t.s.readAhead.Add(1)
+	return &record{obj: a.obj, raw: a.raw, owners: ownerUIDs(a.obj)}
+}

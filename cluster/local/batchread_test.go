@@ -163,3 +163,49 @@ func TestGetMany(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPrefetch patches objects read ahead: those unchanged since are
+// patched from what was read ahead (not decoded again), and one that
+// another write changed in between is patched from what is stored now
+// (no write is lost).
+func TestPrefetch(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := context.Background()
+	err := s.Batch(ctx, func(c cluster.Interface) error {
+		var keys []cluster.Key
+		for _, name := range []string{"a", "b", "c"} {
+			mustCreate(t, c, `{apiVersion: v1, kind: ConfigMap, metadata: {name: `+name+`}, data: {k: "0"}}`)
+			keys = append(keys, cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: name})
+		}
+		keys = append(keys,
+			cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: "missing"},
+			cluster.Key{GVK: schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, Name: "w"})
+		c.(cluster.Prefetcher).Prefetch(ctx, keys)
+		// b changes after it was read ahead.
+		if _, err := c.Patch(ctx, gvkConfigMap, "default", "b", cluster.MergePatchType, []byte(`{"data":{"other":"1"}}`)); err != nil {
+			t.Fatal(err)
+		}
+		before, ahead := s.decoded.Load(), s.readAhead.Load()
+		for _, name := range []string{"a", "b", "c"} {
+			if _, err := c.Patch(ctx, gvkConfigMap, "default", name, cluster.MergePatchType, []byte(`{"data":{"k":"1"}}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := s.decoded.Load() - before; n != 3 {
+			t.Errorf("three patches decoded or took %d objects, want 3", n)
+		}
+		if n := s.readAhead.Load() - ahead; n != 2 {
+			t.Errorf("%d patches took the object read ahead, want 2 (a and c)", n)
+		}
+		for name, want := range map[string]string{"a": `{"k":"1"}`, "b": `{"k":"1","other":"1"}`, "c": `{"k":"1"}`} {
+			got, _ := value.Encode(path(mustGet(t, c, gvkConfigMap, "default", name), "data"))
+			if string(got) != want {
+				t.Errorf("%s: data %s, want %s", name, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

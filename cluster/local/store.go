@@ -103,6 +103,9 @@ type Store struct {
 	// decoded counts the objects decoded by writes (a measure of their
 	// work, for tests).
 	decoded atomic.Int64
+	// readAhead counts the objects writes took from batch.Prefetch (for
+	// tests).
+	readAhead atomic.Int64
 }
 
 var _ cluster.Interface = (*Store)(nil)

@@ -148,6 +148,10 @@ type txn struct {
 	validation string
 	patchBody  []byte
 	warnings   []string
+	// ahead are the objects a batch's caller said it is about to change
+	// (batch.Prefetch), decoding on another goroutine; load takes one
+	// while the stored bytes are still those it decodes.
+	ahead map[objKey]*readAhead
 }
 
 func (s *Store) newTxn(ctx context.Context, tx *bolt.Tx, api *apiState) *txn {
@@ -211,6 +215,12 @@ func (t *txn) kindBucket(gk groupKind, create bool) (*bolt.Bucket, error) {
 
 // load reads an object to change it; nil when it does not exist.
 func (t *txn) load(k objKey) (*record, error) {
+	if a, ok := t.ahead[k]; ok {
+		delete(t.ahead, k)
+		if rec := t.loadAhead(k, a); rec != nil {
+			return rec, nil
+		}
+	}
 	obj, raw, err := t.read(k)
 	if obj == nil || err != nil {
 		return nil, err
