@@ -257,6 +257,13 @@ func (w *yamlWriter) scalar(s string, col int, key bool) (string, bool) {
 	if safePlain(s) || isUUID(s) {
 		return s, true
 	}
+	if spacedPlain(s) {
+		// Values fold at a space past the line width; keys never do.
+		if !key && col+len(s) > bestWidth {
+			return "", false
+		}
+		return s, true
+	}
 	if isDigits(s) {
 		// A number to YAML 1.1 (an integer, an octal one, or a float
 		// when too large): go-yaml double-quotes it. resourceVersions.
@@ -318,6 +325,44 @@ func safePlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// spacedPlain reports a string that go-yaml writes as it is (folded past
+// the line width) and safePlain does not take: one that starts as
+// safePlain says, holds its characters and also spaces and quotes (at
+// least one of them: no keyword of YAML 1.1 can hold one), but no space
+// at its end or before another space or a '#', and no ':' at its end or
+// before a space.
+func spacedPlain(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+		return false
+	}
+	spaced := false
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '.', c == '_', c == '/', c == '-', c == '@', c == '%', c == '+', c == '=', c == '~', c == '$', c == '(', c == ')', c == ';':
+		case c == '"', c == '\'':
+			spaced = true
+		case c == ' ':
+			if i == len(s)-1 || s[i+1] == ' ' || s[i+1] == '#' {
+				return false
+			}
+			spaced = true
+		case c == ':':
+			if i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return spaced
 }
 
 // isDigits reports a string of ASCII digits only.

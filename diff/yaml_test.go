@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	yaml "go.yaml.in/yaml/v2"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/konverge/konverge/value"
@@ -229,4 +230,49 @@ func TestASCIILess(t *testing.T) {
 			t.Fatalf("asciiLess(%q, %q) = %v, runesLess %v", a, b, got, want)
 		}
 	}
+}
+
+// TestSpacedPlain checks the strings spacedPlain takes against go-yaml,
+// which must write them as they are: a condition's message, and random
+// strings of letters, spaces, quotes and indicators.
+func TestSpacedPlain(t *testing.T) {
+	strs := []string{
+		`ReplicaSet "web-5bd649d78b" has successfully progressed.`, "Deployment has minimum availability.",
+		"it's", `say "hi"`, "a b", "a:b c", "x y:z", "a #b", "a b ", "a  b", "a: b", "a b:", "true x",
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	const chars = `ab Z0.:#"'-/,?[]{}!|>*&%@`
+	for range 200000 {
+		b := []byte{"aZ/"[rng.IntN(3)]}
+		for range rng.IntN(12) {
+			b = append(b, chars[rng.IntN(len(chars))])
+		}
+		strs = append(strs, string(b))
+	}
+	taken := 0
+	for _, s := range strs {
+		if !spacedPlain(s) {
+			continue
+		}
+		taken++
+		out, err := yaml.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != s+"\n" {
+			t.Errorf("spacedPlain(%q), go-yaml writes %q", s, out)
+		}
+		// As a key too.
+		out, err = yaml.Marshal(map[string]any{s: int64(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != s+": 1\n" {
+			t.Errorf("spacedPlain(%q), go-yaml writes the key %q", s, out)
+		}
+	}
+	if taken < 1000 {
+		t.Errorf("spacedPlain took %d strings", taken)
+	}
+	t.Logf("spacedPlain took %d of %d strings", taken, len(strs))
 }
