@@ -2,6 +2,7 @@ package fieldmgr
 
 import (
 	"encoding/binary"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -297,12 +298,21 @@ func equalEntries(a any, b []any) bool {
 				}
 				continue
 			}
-			if !value.Equal(va, vb) {
+			if !sameMap(va, vb) && !value.Equal(va, vb) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// sameMap reports whether a and b are one and the same map: a patch's
+// object keeps the stored object's fieldsV1 trees (see the package doc of
+// cluster/local), which then need no comparison.
+func sameMap(a, b any) bool {
+	ma, okA := a.(map[string]any)
+	mb, okB := b.(map[string]any)
+	return okA && okB && ma != nil && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
 }
 
 // appendEntries writes managedFields entries without their times (but
