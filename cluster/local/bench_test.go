@@ -315,3 +315,42 @@ func BenchmarkPatchDeployments1k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCopyForUpdate is the copy of a patch's result that txn.patch
+// makes (copyForUpdate, which keeps the fieldsV1 trees) beside the deep
+// copy it made before, of a stored Deployment with two managers' entries,
+// in the same run.
+func BenchmarkCopyForUpdate(b *testing.B) {
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Create(ctx, obj(b, deploymentWeb), cluster.FieldOwner("kubectl-client-side-apply")); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Patch(ctx, deployGVK, "default", "web", cluster.MergePatchType, []byte(`{"status":{"replicas":1,"readyReplicas":1}}`),
+		cluster.Subresource("status"), cluster.FieldOwner("kube-controller-manager")); err != nil {
+		b.Fatal(err)
+	}
+	d, err := s.Get(ctx, deployGVK, "default", "web")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if mf, _ := metadata(d)["managedFields"].([]any); len(mf) != 2 {
+		b.Fatalf("managedFields %v, want two entries", mf)
+	}
+	b.Run("deep", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			value.DeepCopyObject(d)
+		}
+	})
+	b.Run("forUpdate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			copyForUpdate(d)
+		}
+	})
+}
