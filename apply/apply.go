@@ -235,6 +235,22 @@ func (r *run) do(ctx context.Context, c cluster.Interface, objs []manifest.Objec
 	return nil
 }
 
+// leanLive reports whether the run may read live objects without their
+// managedFields: the caller said it does not read them
+// (Options.LiveWithoutManagedFields), a server-side apply does not
+// upgrade their client-side owners, and no ignore rule names managers.
+func (r *run) leanLive() bool {
+	if !r.opts.LiveWithoutManagedFields || r.opts.ServerSide {
+		return false
+	}
+	for _, rule := range r.ignore {
+		if len(rule.rule.Managers) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // prefetch tells pf the live objects the plans patch.
 func prefetch(ctx context.Context, pf cluster.Prefetcher, plans []plan) {
 	var keys []cluster.Key
@@ -267,7 +283,7 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 	if r.fixed != nil {
 		plans = r.fixedPlans(items)
 	} else {
-		lives, readErrs = getAll(ctx, c, items)
+		lives, readErrs = getAll(ctx, c, items, r.leanLive())
 		plans = make([]plan, len(items))
 		planned = 0
 	}

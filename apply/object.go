@@ -211,8 +211,8 @@ func get(ctx context.Context, c cluster.Reader, it *item) (map[string]any, error
 }
 
 // getAll reads the live objects of items as get does, in one call when c
-// is a cluster.ManyGetter.
-func getAll(ctx context.Context, c cluster.Interface, items []*item) ([]map[string]any, []error) {
+// is a cluster.ManyGetter (without their managedFields when lean).
+func getAll(ctx context.Context, c cluster.Interface, items []*item, lean bool) ([]map[string]any, []error) {
 	lives := make([]map[string]any, len(items))
 	errs := make([]error, len(items))
 	mg, ok := c.(cluster.ManyGetter)
@@ -226,7 +226,11 @@ func getAll(ctx context.Context, c cluster.Interface, items []*item) ([]map[stri
 	for i, it := range items {
 		keys[i] = cluster.Key{GVK: it.ref.GVK, Namespace: it.ref.Namespace, Name: it.ref.Name}
 	}
-	objs, gerrs := mg.GetMany(ctx, keys)
+	var opts []cluster.ListOption
+	if lean {
+		opts = append(opts, cluster.WithoutManagedFields)
+	}
+	objs, gerrs := mg.GetMany(ctx, keys, opts...)
 	for i, err := range gerrs {
 		switch {
 		case cluster.IsNotFound(err):

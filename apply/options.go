@@ -114,6 +114,14 @@ type Options struct {
 	// which change them, where it otherwise leaves them as they are. Not
 	// for objects a manifest.Cache keeps.
 	GiveObjects bool
+	// LiveWithoutManagedFields tells Apply that the caller does not read
+	// the metadata.managedFields of Result.Live (nor of Result.Object,
+	// which is Live for an unchanged object): the embedded cluster then
+	// does not decode them when it reads the live objects of a client-side
+	// apply, where they are most of an object's fields. Without effect on
+	// a server-side apply and with ignore rules by manager, which read
+	// them.
+	LiveWithoutManagedFields bool
 	// Progress, when set, is called each time one more object of a step
 	// is done, from the goroutine that did it, one call at a time.
 	Progress func(Progress)

@@ -133,11 +133,12 @@ type Key struct {
 // ManyGetter reads several objects in one call. objs[i] and errs[i] are
 // what Get would answer for keys[i] (a NotFound *StatusError for an
 // object that does not exist); the objects are the caller's, as Get's
-// are. The embedded cluster's batch implements it and decodes the
-// objects on all CPUs, where Gets one by one decode them on the batch's
-// goroutine.
+// are. Of opts, WithoutManagedFields counts: the objects may then lack
+// their metadata.managedFields. The embedded cluster's batch implements
+// it and decodes the objects on all CPUs, where Gets one by one decode
+// them on the batch's goroutine.
 type ManyGetter interface {
-	GetMany(ctx context.Context, keys []Key) (objs []Object, errs []error)
+	GetMany(ctx context.Context, keys []Key, opts ...ListOption) (objs []Object, errs []error)
 }
 
 // Prefetcher is told the objects a caller is about to change (by Patch

@@ -131,10 +131,11 @@ type handOver struct{}
 
 func (handOver) ApplyToCreate(o *CreateOptions) { o.HandedOver = true }
 
-// WithoutManagedFields tells a List that the caller does not read the
-// items' metadata.managedFields (it prints a table of them, or leaves
-// them out): a cluster may then leave them out, which costs it less to
-// decode and hold (the embedded one does); it may also return them.
+// WithoutManagedFields tells a List (or a ManyGetter) that the caller
+// does not read the items' metadata.managedFields (it prints a table of
+// them, or leaves them out): a cluster may then leave them out, which
+// costs it less to decode and hold (the embedded one does); it may also
+// return them.
 var WithoutManagedFields = withoutManagedFields{}
 
 type withoutManagedFields struct{}

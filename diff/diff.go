@@ -251,6 +251,8 @@ func (d *Differ) Run(ctx context.Context, objs []manifest.Object) (*Report, erro
 func (d *Differ) dryRunOptions() (opts apply.Options, showPruned bool) {
 	opts = d.opts.applyOptions()
 	showPruned = opts.Prune
+	// The entries leave the live objects' managedFields out.
+	opts.LiveWithoutManagedFields = opts.LiveWithoutManagedFields || !d.opts.ShowManagedFields
 	switch {
 	case opts.ApplySet != "":
 		// An ApplySet is applied with prune; without Prune the deletions

@@ -211,7 +211,8 @@ func BatchPutMeta(ctx context.Context, c cluster.Interface, key string, value []
 // cluster.ManyGetter). The stored bytes are looked up on the batch's
 // goroutine and decoded on all CPUs: nothing else uses the transaction
 // until they are all decoded, so its pages hold still.
-func (b *batch) GetMany(ctx context.Context, keys []cluster.Key) ([]cluster.Object, []error) {
+func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster.ListOption) ([]cluster.Object, []error) {
+	ro := ReadOptions{WithoutManagedFields: cluster.CollectList(opts).WithoutManagedFields}
 	objs := make([]cluster.Object, len(keys))
 	errs := make([]error, len(keys))
 	err := b.do(ctx, func(t *txn) error {
@@ -243,7 +244,7 @@ func (b *batch) GetMany(ctx context.Context, keys []cluster.Key) ([]cluster.Obje
 			if raws[i] == nil {
 				return
 			}
-			obj, err := value.DecodeObject(raws[i])
+			obj, err := decodeRead(raws[i], ro)
 			if err != nil {
 				failed[i] = t.wrap("decode", ks[i], err)
 				return

@@ -157,6 +157,20 @@ func TestGetMany(t *testing.T) {
 		if found != 202 {
 			t.Errorf("GetMany found %d objects, want 202", found)
 		}
+		lean, _ := c.(cluster.ManyGetter).GetMany(ctx, keys, cluster.WithoutManagedFields)
+		for i, o := range objs {
+			if o == nil {
+				continue
+			}
+			md := o["metadata"].(map[string]any)
+			if md["managedFields"] == nil {
+				t.Fatalf("%v: no managedFields", keys[i])
+			}
+			delete(md, "managedFields")
+			if !value.Equal(lean[i], o) {
+				t.Errorf("%v without managedFields: %v, want %v", keys[i], lean[i], o)
+			}
+		}
 		return nil
 	})
 	if err != nil {

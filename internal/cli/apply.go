@@ -156,6 +156,7 @@ func (o *ApplyOptions) Run(ctx context.Context, out io.Writer) error {
 		// objects, which then need not stay for the rest of the run.
 		lines = newResultLines(objs)
 		opts.OnResult = lines.add
+		opts.LiveWithoutManagedFields = true
 	}
 	results, err := apply.New(sess.Cluster, opts).Apply(ctx, objs)
 	progress.Close()
