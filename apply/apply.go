@@ -264,26 +264,22 @@ func prefetch(ctx context.Context, pf cluster.Prefetcher, plans []plan) {
 	}
 }
 
-// doBatched applies the items one after the other in one transaction: in
-// the order of rank, every object read first (nothing else writes, and no
-// object of the input is another one), and the patches computed on all
-// CPUs, planChunk objects at a time (so that the plans of the whole input
-// are not all held at once): the next chunk's while this one's are
-// written, since a plan depends on its own item and live object alone.
-// A cluster that is a Prefetcher is told, chunk by chunk, the objects
-// about to be patched.
+// doBatched applies the items one after the other in one transaction, in
+// the order of rank, planChunk objects at a time (so that the plans of the
+// whole input are not all held at once): a chunk's live objects are read
+// before it is written, and its patches computed on all CPUs while the
+// chunk before it is written (a plan depends on its own item and live
+// object alone; no object of the input is another one). A cluster that is
+// a Prefetcher is told, chunk by chunk, the objects about to be patched.
 // Objects that fail are left out, and the others are still tried so that
 // their problems are reported too; nothing is committed then.
 func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode, errs *errorList) error {
 	items := r.items
 	var plans []plan
-	var lives []map[string]any
-	var readErrs []error
 	planned := len(items)
 	if r.fixed != nil {
 		plans = r.fixedPlans(items)
 	} else {
-		lives, readErrs = getAll(ctx, c, items, r.leanLive())
 		plans = make([]plan, len(items))
 		planned = 0
 	}
@@ -291,18 +287,20 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 	// own among them, for a namespaced parent): in one transaction nothing
 	// can be interrupted half-way.
 	parentPending := r.set != nil && mode != writeNone
-	// next plans items[lo:hi] on other goroutines; its channel is closed
-	// when they are in plans.
+	lean := r.leanLive()
+	// next reads the live objects of items[lo:hi] now and plans them on
+	// other goroutines; its channel is closed when they are in plans.
 	next := func(lo, hi int) chan struct{} {
+		read := startRead(ctx, c, items[lo:hi], lean)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			copy(plans[lo:hi], r.plans(items[lo:hi], lives[lo:hi]))
-			for j := lo; j < hi; j++ {
-				if readErrs[j] != nil {
-					plans[j].err = readErrs[j]
+			lives, readErrs := read()
+			copy(plans[lo:hi], r.plans(items[lo:hi], lives))
+			for j, err := range readErrs {
+				if err != nil {
+					plans[lo+j].err = err
 				}
-				lives[j] = nil // the plan's now
 			}
 		}()
 		return done

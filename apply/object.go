@@ -210,9 +210,11 @@ func get(ctx context.Context, c cluster.Reader, it *item) (map[string]any, error
 	return live, nil
 }
 
-// getAll reads the live objects of items as get does, in one call when c
-// is a cluster.ManyGetter (without their managedFields when lean).
-func getAll(ctx context.Context, c cluster.Interface, items []*item, lean bool) ([]map[string]any, []error) {
+// startRead reads the live objects of items as get does: at once, or,
+// when c is a cluster.ManyGetter, as they are now, decoded while the
+// caller goes on (without their managedFields when lean). wait returns
+// them; any goroutine may call it, once.
+func startRead(ctx context.Context, c cluster.Interface, items []*item, lean bool) (wait func() ([]map[string]any, []error)) {
 	lives := make([]map[string]any, len(items))
 	errs := make([]error, len(items))
 	mg, ok := c.(cluster.ManyGetter)
@@ -220,7 +222,7 @@ func getAll(ctx context.Context, c cluster.Interface, items []*item, lean bool) 
 		for i, it := range items {
 			lives[i], errs[i] = get(ctx, c, it)
 		}
-		return lives, errs
+		return func() ([]map[string]any, []error) { return lives, errs }
 	}
 	keys := make([]cluster.Key, len(items))
 	for i, it := range items {
@@ -230,17 +232,20 @@ func getAll(ctx context.Context, c cluster.Interface, items []*item, lean bool) 
 	if lean {
 		opts = append(opts, cluster.WithoutManagedFields)
 	}
-	objs, gerrs := mg.GetMany(ctx, keys, opts...)
-	for i, err := range gerrs {
-		switch {
-		case cluster.IsNotFound(err):
-		case err != nil:
-			errs[i] = fmt.Errorf("retrieving current configuration: %w", err)
-		default:
-			lives[i] = objs[i]
+	read := mg.GetMany(ctx, keys, opts...)
+	return func() ([]map[string]any, []error) {
+		objs, gerrs := read()
+		for i, err := range gerrs {
+			switch {
+			case cluster.IsNotFound(err):
+			case err != nil:
+				errs[i] = fmt.Errorf("retrieving current configuration: %w", err)
+			default:
+				lives[i] = objs[i]
+			}
 		}
+		return lives, errs
 	}
-	return lives, errs
 }
 
 // execute sends a plan: a create, a patch (computed again from a fresh

@@ -130,15 +130,17 @@ type Key struct {
 	Name      string
 }
 
-// ManyGetter reads several objects in one call. objs[i] and errs[i] are
-// what Get would answer for keys[i] (a NotFound *StatusError for an
-// object that does not exist); the objects are the caller's, as Get's
-// are. Of opts, WithoutManagedFields counts: the objects may then lack
-// their metadata.managedFields. The embedded cluster's batch implements
-// it and decodes the objects on all CPUs, where Gets one by one decode
-// them on the batch's goroutine.
+// ManyGetter reads several objects in one call. GetMany reads them as
+// they are when it is called; wait, which any goroutine may call (once),
+// returns them: objs[i] and errs[i] are what Get would answer for keys[i]
+// (a NotFound *StatusError for an object that does not exist), and the
+// objects are the caller's, as Get's are. Of opts, WithoutManagedFields
+// counts: the objects may then lack their metadata.managedFields. The
+// embedded cluster's batch implements it: it copies the objects' stored
+// bytes in the call and decodes them on other goroutines, so that the
+// batch goes on meanwhile.
 type ManyGetter interface {
-	GetMany(ctx context.Context, keys []Key, opts ...ListOption) (objs []Object, errs []error)
+	GetMany(ctx context.Context, keys []Key, opts ...ListOption) (wait func() (objs []Object, errs []error))
 }
 
 // Prefetcher is told the objects a caller is about to change (by Patch

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,16 +207,16 @@ func BatchPutMeta(ctx context.Context, c cluster.Interface, key string, value []
 }
 
 // GetMany reads the objects of keys as Get would one by one (see
-// cluster.ManyGetter). The stored bytes are looked up on the batch's
-// goroutine and decoded on all CPUs: nothing else uses the transaction
-// until they are all decoded, so its pages hold still.
-func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster.ListOption) ([]cluster.Object, []error) {
+// cluster.ManyGetter). It looks their stored bytes up and copies them on
+// the batch's goroutine, as they are now, and decodes the copies on as
+// many goroutines as there are CPUs while the batch goes on.
+func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster.ListOption) func() ([]cluster.Object, []error) {
 	ro := ReadOptions{WithoutManagedFields: cluster.CollectList(opts).WithoutManagedFields}
 	objs := make([]cluster.Object, len(keys))
 	errs := make([]error, len(keys))
+	raws := make([][]byte, len(keys))
+	ks := make([]objKey, len(keys))
 	err := b.do(ctx, func(t *txn) error {
-		raws := make([][]byte, len(keys))
-		ks := make([]objKey, len(keys))
 		for i, key := range keys {
 			res, err := t.resource(key.GVK)
 			if err != nil {
@@ -230,57 +229,59 @@ func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster
 			if err != nil {
 				return err
 			}
+			var raw []byte
 			if bk != nil {
-				raws[i] = bk.Get(nameKey(k.namespace, k.name))
+				raw = bk.Get(nameKey(k.namespace, k.name))
 			}
-			if raws[i] == nil {
+			if raw == nil {
 				errs[i] = cluster.NewNotFound(res.GroupResource(), key.Name)
 				continue
 			}
-			ks[i] = k
-		}
-		failed := make([]error, len(keys))
-		decodeAll(len(keys), func(i int) {
-			if raws[i] == nil {
-				return
-			}
-			obj, err := decodeRead(raws[i], ro)
-			if err != nil {
-				failed[i] = t.wrap("decode", ks[i], err)
-				return
-			}
-			obj["apiVersion"] = keys[i].GVK.APIVersion()
-			objs[i] = obj
-		})
-		for _, raw := range raws {
-			if raw != nil {
-				t.s.decoded.Add(1)
-			}
-		}
-		for i, err := range failed {
-			if err != nil {
-				// A stored object that does not decode is a damaged
-				// state: the batch fails, as it does for Get.
-				errs[i] = err
-				return err
-			}
+			raws[i], ks[i] = bytes.Clone(raw), k
+			t.s.decoded.Add(1)
 		}
 		return nil
 	})
 	if err != nil {
 		for i := range errs {
-			if errs[i] == nil && objs[i] == nil {
+			if errs[i] == nil {
 				errs[i] = err
 			}
 		}
+		return func() ([]cluster.Object, []error) { return objs, errs }
 	}
-	return objs, errs
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		decodeAll(len(keys), func(i int) {
+			if raws[i] == nil {
+				return
+			}
+			obj, err := decodeRead(raws[i], ro)
+			raws[i] = nil
+			if err != nil {
+				// A damaged state: the object's read fails (Get's error
+				// is the same but for the resource's name).
+				k := ks[i]
+				name := k.name
+				if k.namespace != "" {
+					name = k.namespace + "/" + k.name
+				}
+				errs[i] = fmt.Errorf("local: decode %s %s: %w", k.gk.String(), name, err)
+				return
+			}
+			obj["apiVersion"] = keys[i].GVK.APIVersion()
+			objs[i] = obj
+		})
+	}()
+	return func() ([]cluster.Object, []error) {
+		<-done
+		return objs, errs
+	}
 }
 
 // decodeAll calls fn(0..n-1) on as many goroutines as there are CPUs (at
-// least 64 calls each). A panic in fn, a fault of the memory map among
-// them (debug.SetPanicOnFault), is raised again on the calling goroutine,
-// where batch.do turns a fault into the damaged state's error.
+// least 64 calls each).
 func decodeAll(n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/64+1)
 	if workers <= 1 {
@@ -290,8 +291,6 @@ func decodeAll(n int, fn func(i int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first any
 	chunk := (n + workers - 1) / workers
 	for w := range workers {
 		lo, hi := w*chunk, min((w+1)*chunk, n)
@@ -299,26 +298,12 @@ func decodeAll(n int, fn func(i int)) {
 			break
 		}
 		wg.Go(func() {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					if first == nil {
-						first = r
-					}
-					mu.Unlock()
-				}
-			}()
 			for i := lo; i < hi; i++ {
 				fn(i)
 			}
 		})
 	}
 	wg.Wait()
-	if first != nil {
-		// On the batch's goroutine, where b.do recovers it.
-		panic(first)
-	}
 }
 
 // readAhead is an object read for batch.Prefetch: a copy of its stored

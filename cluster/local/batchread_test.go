@@ -137,7 +137,8 @@ func TestGetMany(t *testing.T) {
 			cluster.Key{GVK: schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, Namespace: "team", Name: "w"},
 			cluster.Key{GVK: gvkConfigMap, Namespace: "elsewhere", Name: "cm-1"},
 		)
-		objs, errs := c.(cluster.ManyGetter).GetMany(ctx, keys)
+		wait := c.(cluster.ManyGetter).GetMany(ctx, keys)
+		objs, errs := wait()
 		if len(objs) != len(keys) || len(errs) != len(keys) {
 			t.Fatalf("GetMany of %d keys: %d objects, %d errors", len(keys), len(objs), len(errs))
 		}
@@ -157,7 +158,7 @@ func TestGetMany(t *testing.T) {
 		if found != 202 {
 			t.Errorf("GetMany found %d objects, want 202", found)
 		}
-		lean, _ := c.(cluster.ManyGetter).GetMany(ctx, keys, cluster.WithoutManagedFields)
+		lean, _ := c.(cluster.ManyGetter).GetMany(ctx, keys, cluster.WithoutManagedFields)()
 		for i, o := range objs {
 			if o == nil {
 				continue
