@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -116,16 +117,22 @@ func (u *Unified) Warnings() []string {
 
 // WriteTo writes the unified diff, as Report.WriteUnified writes it.
 func (u *Unified) WriteTo(w io.Writer) (int64, error) {
+	// The entries' texts go out in writes of up to 64 KiB, not one
+	// write (a system call, to a file) each.
+	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
 	for _, e := range u.entries {
 		if len(e.text) == 0 {
 			continue
 		}
-		m, err := w.Write(e.text)
+		m, err := bw.Write(e.text)
 		n += int64(m)
 		if err != nil {
-			return n, err
+			return n - int64(bw.Buffered()), err
 		}
+	}
+	if err := bw.Flush(); err != nil {
+		return n - int64(bw.Buffered()), err
 	}
 	return n, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -283,7 +284,18 @@ func resultPrinter(p *flags.PrintFlags) (printer.ObjectPrinter, error) {
 // separated by "---"); warnings go to errOut before the object they
 // concern.
 func printResults(out, errOut io.Writer, results []apply.Result, format string, p printer.ObjectPrinter) error {
+	// One write per line is a system call per object: the lines are
+	// buffered, and flushed before each warning so that the two streams
+	// keep their order on a terminal.
+	bw := bufio.NewWriterSize(out, 64<<10)
+	defer bw.Flush()
+	out = bw
 	for i, r := range results {
+		if len(r.Warnings) > 0 {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+		}
 		for _, w := range r.Warnings {
 			printWarning(errOut, w)
 		}
@@ -301,7 +313,7 @@ func printResults(out, errOut io.Writer, results []apply.Result, format string, 
 			}
 		}
 	}
-	return nil
+	return bw.Flush()
 }
 
 // resultLines keeps what the lines of an apply need of each result as
