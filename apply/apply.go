@@ -251,16 +251,20 @@ func (r *run) leanLive() bool {
 	return true
 }
 
-// prefetch tells pf the live objects the plans patch.
+// prefetch tells pf the patches of plans.
 func prefetch(ctx context.Context, pf cluster.Prefetcher, plans []plan) {
-	var keys []cluster.Key
+	var writes []cluster.Upcoming
 	for _, p := range plans {
 		if p.err == nil && p.live != nil && len(p.data) > 0 {
-			keys = append(keys, cluster.Key{GVK: p.it.ref.GVK, Namespace: p.it.ref.Namespace, Name: p.it.ref.Name})
+			writes = append(writes, cluster.Upcoming{
+				Key:       cluster.Key{GVK: p.it.ref.GVK, Namespace: p.it.ref.Namespace, Name: p.it.ref.Name},
+				PatchType: p.pt,
+				Patch:     p.data,
+			})
 		}
 	}
-	if len(keys) > 0 {
-		pf.Prefetch(ctx, keys)
+	if len(writes) > 0 {
+		pf.Prefetch(ctx, writes)
 	}
 }
 

@@ -143,13 +143,24 @@ type ManyGetter interface {
 	GetMany(ctx context.Context, keys []Key, opts ...ListOption) (wait func() (objs []Object, errs []error))
 }
 
-// Prefetcher is told the objects a caller is about to change (by Patch
-// or Update), so that it can read them ahead. It is a hint: what it reads
-// ahead serves a write only while the stored object is still the one it
-// read. The embedded cluster's batch implements it and decodes them on
-// another goroutine while the batch writes others.
+// Upcoming is a write a caller is about to make: to the object of Key,
+// and, when Patch is set, a Patch of PatchType with that body (which the
+// caller does not change afterwards).
+type Upcoming struct {
+	Key
+	PatchType PatchType
+	Patch     []byte
+}
+
+// Prefetcher is told the writes a caller is about to make (Patch or
+// Update of existing objects), so that it can prepare them ahead. It is a
+// hint: what it prepares serves a write only when the stored object is
+// still the one it read, and the write the one it was told. The embedded
+// cluster's batch implements it: on another goroutine, while the batch
+// writes others, it decodes the objects and applies the merge patches it
+// was told.
 type Prefetcher interface {
-	Prefetch(ctx context.Context, keys []Key)
+	Prefetch(ctx context.Context, writes []Upcoming)
 }
 
 // Evicter evicts pods through the pods/eviction subresource: it creates

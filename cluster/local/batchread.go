@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
 )
@@ -307,29 +308,40 @@ func decodeAll(n int, fn func(i int)) {
 }
 
 // readAhead is an object read for batch.Prefetch: a copy of its stored
-// bytes, and the object they decode to once done is closed.
+// bytes, and, once done is closed, the object they decode to and, for a
+// merge patch it was told, the patched object as txn.patch makes it.
 type readAhead struct {
 	raw  []byte
 	obj  map[string]any
 	err  error
 	done chan struct{}
+	// The patch told, and what it is applied with: the object's
+	// apiVersion in the request and the merge schema.
+	pt         cluster.PatchType
+	patch      []byte
+	apiVersion string
+	schema     *schema.Type
+	patched    map[string]any
 }
 
-// Prefetch reads ahead the objects the caller is about to change (see
-// cluster.Prefetcher): it copies their stored bytes on the batch's
-// goroutine and decodes the copies, in order, on another one, while the
-// batch goes on. A later write of one of them (Patch, Update) uses the
-// decoded object when the stored bytes are still the ones copied, and
-// decodes them itself otherwise.
-func (b *batch) Prefetch(ctx context.Context, keys []cluster.Key) {
+// Prefetch prepares the writes the caller is about to make (see
+// cluster.Prefetcher): it copies the stored bytes of their objects on the
+// batch's goroutine and, in order on another one while the batch goes on,
+// decodes the copies and applies the JSON merge or strategic merge
+// patches among the writes (of kinds no CRD defines, whose schemas hold
+// still). A later write of one of the objects (Patch, Update) takes the
+// decoded object when the stored bytes are still the ones copied, and a
+// Patch the patched object too when its request is the one told; each
+// decodes and patches itself otherwise.
+func (b *batch) Prefetch(ctx context.Context, writes []cluster.Upcoming) {
 	_ = b.do(ctx, func(t *txn) error {
 		var queue []*readAhead
-		for _, key := range keys {
-			res, err := t.resource(key.GVK)
+		for _, w := range writes {
+			res, err := t.resource(w.GVK)
 			if err != nil {
 				continue
 			}
-			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, key.Namespace), name: key.Name}
+			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, w.Namespace), name: w.Name}
 			bk, err := t.kindBucket(k.gk, false)
 			if err != nil || bk == nil {
 				continue
@@ -339,8 +351,13 @@ func (b *batch) Prefetch(ctx context.Context, keys []cluster.Key) {
 				continue
 			}
 			a := &readAhead{raw: bytes.Clone(raw), done: make(chan struct{})}
+			mergePatch := w.PatchType == cluster.MergePatchType || (w.PatchType == cluster.StrategicMergePatchType && res.Strategic)
+			if w.Patch != nil && mergePatch && t.crdVersion(res) == nil {
+				a.pt, a.patch, a.apiVersion = w.PatchType, w.Patch, w.GVK.APIVersion()
+				a.schema = t.api.mapper.Schema(w.GVK)
+			}
 			if t.ahead == nil {
-				t.ahead = make(map[objKey]*readAhead, len(keys))
+				t.ahead = make(map[objKey]*readAhead, len(writes))
 			}
 			t.ahead[k] = a
 			queue = append(queue, a)
@@ -350,13 +367,33 @@ func (b *batch) Prefetch(ctx context.Context, keys []cluster.Key) {
 			// harmlessly.
 			go func() {
 				for _, a := range queue {
-					a.obj, a.err = value.DecodeObject(a.raw)
+					a.prepare()
 					close(a.done)
 				}
 			}()
 		}
 		return nil
 	})
+}
+
+// prepare decodes the object and applies the patch told, as txn.patch
+// does (a failure leaves patched nil: the patch then fails as it would).
+func (a *readAhead) prepare() {
+	a.obj, a.err = value.DecodeObject(a.raw)
+	if a.err != nil || a.patch == nil {
+		return
+	}
+	p, err := value.DecodeObject(a.patch)
+	if err != nil {
+		return
+	}
+	var merged map[string]any
+	if a.pt == cluster.MergePatchType {
+		merged = merge.MergePatch(patchLive(a.obj, a.apiVersion), p)
+	} else if merged, err = merge.Apply(patchLive(a.obj, a.apiVersion), p, a.schema); err != nil {
+		return
+	}
+	a.patched = copyForUpdate(merged)
 }
 
 // loadAhead is load's record from an object read ahead, or nil when the
@@ -378,4 +415,26 @@ func (t *txn) loadAhead(k objKey, a *readAhead) *record {
 	t.s.decoded.Add(1)
 	t.s.readAhead.Add(1)
 	return &record{obj: a.obj, raw: a.raw, owners: ownerUIDs(a.obj)}
+}
+
+// loadPatched is load for a patch: the stored object, and the patched
+// object when it was prepared ahead for this very request (nil
+// otherwise: the caller patches).
+func (t *txn) loadPatched(k objKey, gvk schema.GVK, pt cluster.PatchType, data []byte) (*record, map[string]any, error) {
+	a, ok := t.ahead[k]
+	if !ok {
+		rec, err := t.load(k)
+		return rec, nil, err
+	}
+	delete(t.ahead, k)
+	rec := t.loadAhead(k, a)
+	if rec == nil {
+		rec, err := t.load(k)
+		return rec, nil, err
+	}
+	if a.patched != nil && a.pt == pt && a.apiVersion == gvk.APIVersion() && a.schema == t.api.mapper.Schema(gvk) && bytes.Equal(a.patch, data) {
+		t.s.patchedAhead.Add(1)
+		return rec, a.patched, nil
+	}
+	return rec, nil, nil
 }

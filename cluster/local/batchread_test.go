@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,15 +188,15 @@ func TestPrefetch(t *testing.T) {
 	s, _ := openStore(t)
 	ctx := context.Background()
 	err := s.Batch(ctx, func(c cluster.Interface) error {
-		var keys []cluster.Key
+		var writes []cluster.Upcoming
 		for _, name := range []string{"a", "b", "c"} {
 			mustCreate(t, c, `{apiVersion: v1, kind: ConfigMap, metadata: {name: `+name+`}, data: {k: "0"}}`)
-			keys = append(keys, cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: name})
+			writes = append(writes, cluster.Upcoming{Key: cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: name}})
 		}
-		keys = append(keys,
-			cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: "missing"},
-			cluster.Key{GVK: schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, Name: "w"})
-		c.(cluster.Prefetcher).Prefetch(ctx, keys)
+		writes = append(writes,
+			cluster.Upcoming{Key: cluster.Key{GVK: gvkConfigMap, Namespace: "default", Name: "missing"}},
+			cluster.Upcoming{Key: cluster.Key{GVK: schema.GVK{Group: "example.com", Version: "v1", Kind: "Widget"}, Name: "w"}})
+		c.(cluster.Prefetcher).Prefetch(ctx, writes)
 		// b changes after it was read ahead.
 		if _, err := c.Patch(ctx, gvkConfigMap, "default", "b", cluster.MergePatchType, []byte(`{"data":{"other":"1"}}`)); err != nil {
 			t.Fatal(err)
@@ -222,5 +223,95 @@ func TestPrefetch(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPrefetchPatches makes the same writes on two stores, one told them
+// ahead (batch.Prefetch) and one not: strategic and JSON merge patches of
+// Deployments, Services and ConfigMaps, a patch that fails, a patch other
+// than the one told, a JSON patch, an object another write changed in
+// between. Every answer and every stored object is the same, and the
+// patches told and made as told took the patched object.
+func TestPrefetchPatches(t *testing.T) {
+	ctx := context.Background()
+	setup := []string{
+		`{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, labels: {app: web}}, spec: {replicas: 1, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx, ports: [{containerPort: 80}]}]}}}}`,
+		`{apiVersion: v1, kind: Service, metadata: {name: web}, spec: {type: NodePort, clusterIP: 10.96.0.50, selector: {app: web}, ports: [{name: http, port: 80, nodePort: 30080}]}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: "0"}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: b}, data: {k: "0"}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {k: "0"}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: d}, data: {k: "0"}}`,
+	}
+	type write struct {
+		gvk        schema.GVK
+		name       string
+		pt         cluster.PatchType
+		told, sent string
+	}
+	writes := []write{
+		{gvkDeployment, "web", cluster.StrategicMergePatchType, `{"metadata":{"labels":{"v":"2"}},"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}`, ""},
+		{gvkService, "web", cluster.StrategicMergePatchType, `{"spec":{"ports":[{"name":"http","port":80,"nodePort":30080,"targetPort":8080}]}}`, ""},
+		{gvkConfigMap, "a", cluster.MergePatchType, `{"data":{"k":"1","n":null}}`, ""},
+		{gvkConfigMap, "b", cluster.StrategicMergePatchType, `{"data":{"k":"2"}}`, `{"data":{"k":"3"}}`},
+		{gvkConfigMap, "c", cluster.StrategicMergePatchType, `{"metadata":{"name":"other"}}`, ""},
+		{gvkConfigMap, "d", cluster.JSONPatchType, `[{"op":"replace","path":"/data/k","value":"4"}]`, ""},
+	}
+	run := func(tell bool) (answers []string, stored []string, patched int64) {
+		s, _ := openStore(t)
+		err := s.Batch(ctx, func(c cluster.Interface) error {
+			for _, y := range setup {
+				mustCreate(t, c, y)
+			}
+			if tell {
+				var up []cluster.Upcoming
+				for _, w := range writes {
+					up = append(up, cluster.Upcoming{Key: cluster.Key{GVK: w.gvk, Namespace: "default", Name: w.name}, PatchType: w.pt, Patch: []byte(w.told)})
+				}
+				c.(cluster.Prefetcher).Prefetch(ctx, up)
+			}
+			// The Deployment changes after it was told.
+			if _, err := c.Patch(ctx, gvkDeployment, "default", "web", cluster.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`)); err != nil {
+				t.Fatal(err)
+			}
+			before := s.patchedAhead.Load()
+			for _, w := range writes {
+				body := w.told
+				if w.sent != "" {
+					body = w.sent
+				}
+				out, err := c.Patch(ctx, w.gvk, "default", w.name, w.pt, []byte(body))
+				if out != nil {
+					delete(out["metadata"].(map[string]any), "uid") // each store makes its own
+				}
+				enc, _ := value.Encode(out)
+				answers = append(answers, fmt.Sprintf("%s %s: %v %s", w.gvk.Kind, w.name, err, enc))
+			}
+			patched = s.patchedAhead.Load() - before
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range writes {
+			obj := mustGet(t, s, w.gvk, "default", w.name)
+			delete(obj["metadata"].(map[string]any), "uid")
+			enc, _ := value.Encode(obj)
+			stored = append(stored, string(enc))
+		}
+		return answers, stored, patched
+	}
+	wantAnswers, wantStored, _ := run(false)
+	gotAnswers, gotStored, patched := run(true)
+	for i := range wantAnswers {
+		if gotAnswers[i] != wantAnswers[i] {
+			t.Errorf("told ahead: %s\nnot told:   %s", gotAnswers[i], wantAnswers[i])
+		}
+		if gotStored[i] != wantStored[i] {
+			t.Errorf("stored, told ahead: %s\nnot told:           %s", gotStored[i], wantStored[i])
+		}
+	}
+	// The Service, a and c (whose patch fails as it does otherwise).
+	if patched != 3 {
+		t.Errorf("%d patches took the patched object, want 3", patched)
 	}
 }

@@ -67,31 +67,25 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	}
 
 	k := objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name}
-	old, err := t.load(k)
+	old, obj, err := t.loadPatched(k, gvk, pt, data)
 	if err != nil {
 		return nil, err
 	}
 	if old == nil {
 		return nil, cluster.NewNotFound(res.GroupResource(), name)
 	}
-	// The patch applies to the object in the version of the request;
-	// merge does not modify live.
-	live := make(map[string]any, len(old.obj))
-	for f, v := range old.obj {
-		live[f] = v
-	}
-	live["apiVersion"] = gvk.APIVersion()
-
-	var obj map[string]any
-	switch pt {
-	case cluster.JSONPatchType:
+	live := patchLive(old.obj, gvk.APIVersion())
+	switch {
+	case obj != nil:
+		// Patched ahead (batch.Prefetch), as below.
+	case pt == cluster.JSONPatchType:
 		if _, err := value.Decode(data); err != nil {
 			return nil, cluster.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 		}
 		if obj, err = merge.JSONPatch(live, data); err != nil {
 			return nil, &cluster.StatusError{Code: 422, Reason: cluster.ReasonInvalid, Kind: kindGroup(res.GVK), Name: name, Message: err.Error()}
 		}
-	case cluster.MergePatchType, cluster.StrategicMergePatchType:
+	case pt == cluster.MergePatchType, pt == cluster.StrategicMergePatchType:
 		p, err := value.DecodeObject(data)
 		if err != nil {
 			if msg, ok := notAnObject(data); ok && pt == cluster.StrategicMergePatchType {
@@ -124,6 +118,17 @@ func (t *txn) patch(gvk schema.GVK, namespace, name string, pt cluster.PatchType
 	t.patchBody = data
 	defer func() { t.patchBody = nil }()
 	return t.updateObject(k, res, old, obj, o.Subresource == "status", o.DryRun)
+}
+
+// patchLive is the object a patch applies to: the stored object in the
+// version of the request (merge does not modify it).
+func patchLive(obj map[string]any, apiVersion string) map[string]any {
+	live := make(map[string]any, len(obj))
+	for f, v := range obj {
+		live[f] = v
+	}
+	live["apiVersion"] = apiVersion
+	return live
 }
 
 // notAnObject is kube-apiserver's refusal of a strategic merge patch that

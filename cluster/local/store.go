@@ -106,6 +106,9 @@ type Store struct {
 	// readAhead counts the objects writes took from batch.Prefetch (for
 	// tests).
 	readAhead atomic.Int64
+	// patchedAhead counts the patches that took a patched object from
+	// batch.Prefetch (for tests).
+	patchedAhead atomic.Int64
 }
 
 var _ cluster.Interface = (*Store)(nil)
