@@ -322,16 +322,30 @@ func (r *run) doBatched(ctx context.Context, c cluster.Interface, mode writeMode
 	if mode == writeNone {
 		pf = nil
 	}
+	// told: the patches of the chunk ahead were told to pf, as soon as
+	// they were planned (checked after each write), so that pf prepares
+	// them while this chunk is written.
+	told := false
 	for i, it := range items {
 		if i == planned {
 			<-ahead
+			lo := i
 			planned = min(i+planChunk, len(items))
 			ahead = nil
 			if planned < len(items) {
 				ahead = next(planned, min(planned+planChunk, len(items)))
 			}
-			if pf != nil {
-				prefetch(ctx, pf, plans[i:planned])
+			if pf != nil && !told {
+				prefetch(ctx, pf, plans[lo:planned])
+			}
+			told = false
+		}
+		if pf != nil && !told && ahead != nil {
+			select {
+			case <-ahead:
+				prefetch(ctx, pf, plans[planned:min(planned+planChunk, len(items))])
+				told = true
+			default:
 			}
 		}
 		if parentPending && !it.isNamespace() {
