@@ -123,6 +123,19 @@
 // Established and served), then everything else. Results come back in
 // input order, as kubectl prints them, followed by the pruned objects.
 //
+// # Reads and writes in a batch
+//
+// On a Batcher, a client-side apply writes the objects one after the
+// other in its transaction, 1,024 at a time: each chunk's live objects are
+// read when the chunk before it starts being written (in one call when
+// the batch is a cluster.ManyGetter, which decodes them on other
+// goroutines, without their managedFields when
+// Options.LiveWithoutManagedFields allows), its merges computed on the
+// other CPUs meanwhile, and its patches told to a cluster.Prefetcher as
+// soon as they are computed, so that the batch prepares them before they
+// are sent. A chunk is thus read after the writes of the chunks two before
+// it, as kubectl reads each object just before it applies it.
+//
 // # Reads, plans and requests on a real cluster
 //
 // On a cluster that is not a Batcher, the live state is read in bulk: one

@@ -25,7 +25,12 @@
 // Every verb is one bbolt transaction; Batch runs many calls in one, committed
 // once (one fsync) or not at all. A commit is atomic: after a crash, even
 // kill -9, the database opens and holds every object as it was before or
-// after each committed transaction.
+// after each committed transaction. A batch is also a cluster.ManyGetter
+// and a cluster.Prefetcher: it copies the stored bytes of the objects asked
+// for on its goroutine and decodes them (and applies the merge patches it
+// was told) on others while it goes on; a write takes what was prepared
+// only when the stored bytes and the request are still the ones it was
+// prepared for.
 //
 // # API-server semantics
 //
