@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/parallel"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/objref"
@@ -191,7 +192,7 @@ func prepareKnown(objs []manifest.Object, m cluster.Mapper, opts Options, set *p
 		// A server-side apply is checked by the server, as kubectl leaves
 		// it (the errors of the typed merge are the server's).
 		verrs = make([]error, len(ok))
-		parallel(len(ok), func(i int) {
+		parallel.Chunks(len(ok), 64, func(i int) {
 			if ok[i].entry == nil {
 				verrs[i] = validateItem(ok[i])
 			}

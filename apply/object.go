@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/parallel"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/objref"
@@ -169,32 +169,8 @@ func sameMap(a, b map[string]any) bool {
 // plans computes the plans of many objects on all CPUs.
 func (r *run) plans(items []*item, lives []map[string]any) []plan {
 	out := make([]plan, len(items))
-	parallel(len(items), func(i int) { out[i] = r.makePlan(items[i], lives[i]) })
+	parallel.Chunks(len(items), 64, func(i int) { out[i] = r.makePlan(items[i], lives[i]) })
 	return out
-}
-
-// parallel runs fn(0..n-1) on as many goroutines as there are CPUs.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/64+1)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min(n, (w+1)*chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // get returns the live object, nil when there is none (or its kind is not

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/parallel"
 	"github.com/konverge/konverge/lastapplied"
 	"github.com/konverge/konverge/manifest"
 	"github.com/konverge/konverge/mask"
@@ -336,7 +337,7 @@ func (p *Planner) Plan(ctx context.Context, objs []manifest.Object) (*Plan, erro
 	}
 	// The changes computed now, on all CPUs; their errors in item order.
 	cerrs := make([]error, len(todoAt))
-	parallel(len(todoAt), func(j int) {
+	parallel.Chunks(len(todoAt), 64, func(j int) {
 		pl := plans[todoAt[j]]
 		if pl.err != nil {
 			return

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,10 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
 
+	"github.com/konverge/konverge/internal/parallel"
 	"github.com/konverge/konverge/value"
 )
 
@@ -57,7 +57,7 @@ const (
 func (r *Report) WriteUnified(w io.Writer, opts RenderOptions) error {
 	texts := make([][]byte, len(r.Entries))
 	errs := make([]error, len(r.Entries))
-	parallel(len(r.Entries), func(i int) {
+	_ = parallel.Each(context.Background(), len(r.Entries), func(i int) {
 		texts[i], errs[i] = r.Entries[i].unified(opts)
 	})
 	for i, t := range texts {
@@ -121,37 +121,6 @@ func (e Entry) unified(opts RenderOptions) ([]byte, error) {
 		return nil, nil
 	}
 	return bytes.Clone(out), nil
-}
-
-// parallel runs fn(0..n-1) on as many goroutines as there are CPUs.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // WriteJSON writes the report for tools, as an indented JSON list with one

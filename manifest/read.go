@@ -3,14 +3,12 @@ package manifest
 import (
 	"context"
 	"errors"
+	"github.com/konverge/konverge/internal/parallel"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // DefaultMaxFileSize is the largest file Read reads when
@@ -77,7 +75,7 @@ func Read(ctx context.Context, paths []string, opts Options) ([]Object, error) {
 	if len(r.inputs) == 0 && len(paths) > 0 {
 		return nil, Errors{{Source: Source{File: strings.Join(paths, ", ")}, Err: errors.New("no files ending in .json, .yaml or .yml")}}
 	}
-	if err := parallel(ctx, len(r.inputs), func(i int) { r.read(r.inputs[i]) }); err != nil {
+	if err := parallel.Each(ctx, len(r.inputs), func(i int) { r.read(r.inputs[i]) }); err != nil {
 		return nil, err
 	}
 	return runCached(ctx, r.inputs, r.opts.Cache)
@@ -109,7 +107,7 @@ func runCached(ctx context.Context, inputs []*input, c *Cache) ([]Object, error)
 		defer c.mu.Unlock()
 		c.next = make(map[cacheKey][]docResult, len(units))
 	}
-	if err := parallel(ctx, len(units), func(i int) { c.parse(units[i]) }); err != nil {
+	if err := parallel.Each(ctx, len(units), func(i int) { c.parse(units[i]) }); err != nil {
 		return nil, err
 	}
 	if c != nil {
@@ -141,31 +139,6 @@ func runCached(ctx context.Context, inputs []*input, c *Cache) ([]Object, error)
 		return objs, errs
 	}
 	return objs, nil
-}
-
-// parallel calls f(0) ... f(n-1) on up to GOMAXPROCS goroutines.
-func parallel(ctx context.Context, n int, f func(i int)) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var next atomic.Int64
-	work := func() {
-		for ctx.Err() == nil {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	if workers <= 1 {
-		work()
-		return ctx.Err()
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(work)
-	}
-	wg.Wait()
-	return ctx.Err()
 }
 
 type reader struct {

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/konverge/konverge/cluster"
+	"github.com/konverge/konverge/internal/parallel"
 	"github.com/konverge/konverge/merge"
 	"github.com/konverge/konverge/schema"
 	"github.com/konverge/konverge/value"
@@ -254,7 +253,7 @@ func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		decodeAll(len(keys), func(i int) {
+		parallel.Chunks(len(keys), 64, func(i int) {
 			if raws[i] == nil {
 				return
 			}
@@ -279,32 +278,6 @@ func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster
 		<-done
 		return objs, errs
 	}
-}
-
-// decodeAll calls fn(0..n-1) on as many goroutines as there are CPUs (at
-// least 64 calls each).
-func decodeAll(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/64+1)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
-		if lo >= hi {
-			break
-		}
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // readAhead is an object read for batch.Prefetch: a copy of its stored
