@@ -356,16 +356,7 @@ func (d *Differ) kubectlMerged(merged, live map[string]any) (out map[string]any,
 	got, had := lastApplied(merged)
 	if has != had || want != got {
 		old, _ := nmd["annotations"].(map[string]any)
-		anns := make(map[string]any, len(old)+1)
-		for k, v := range old {
-			anns[k] = v
-		}
-		if has {
-			anns[lastapplied.Annotation] = want
-		} else {
-			delete(anns, lastapplied.Annotation)
-		}
-		if len(anns) == 0 {
+		if anns := withLastApplied(old, want, has); anns == nil {
 			delete(nmd, "annotations")
 		} else {
 			nmd["annotations"] = anns
@@ -412,19 +403,29 @@ func keepLastApplied(merged, live map[string]any) map[string]any {
 		return merged
 	}
 	old, _ := objref.Metadata(merged)["annotations"].(map[string]any)
-	anns := make(map[string]any, len(old)+1)
-	for k, v := range old {
-		anns[k] = v
+	if anns := withLastApplied(old, want, has); anns != nil {
+		return objref.WithMetadata(merged, "annotations", anns)
+	}
+	return objref.WithMetadata(merged, "annotations", nil)
+}
+
+// withLastApplied returns a copy of anns with the last-applied annotation
+// set to want (removed when has is false), nil when nothing is left. anns
+// is not modified.
+func withLastApplied(anns map[string]any, want any, has bool) map[string]any {
+	out := make(map[string]any, len(anns)+1)
+	for k, v := range anns {
+		out[k] = v
 	}
 	if has {
-		anns[lastapplied.Annotation] = want
+		out[lastapplied.Annotation] = want
 	} else {
-		delete(anns, lastapplied.Annotation)
+		delete(out, lastapplied.Annotation)
 	}
-	if len(anns) == 0 {
-		return objref.WithMetadata(merged, "annotations", nil)
+	if len(out) == 0 {
+		return nil
 	}
-	return objref.WithMetadata(merged, "annotations", anns)
+	return out
 }
 
 // clean returns obj without metadata.managedFields (unless

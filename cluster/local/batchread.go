@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -86,18 +87,9 @@ func BatchGet(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespac
 		return nil, false, nil
 	}
 	err = b.do(ctx, func(t *txn) error {
-		res, err := t.resource(gvk)
+		res, k, raw, err := t.stored(gvk, namespace, name)
 		if err != nil {
 			return err
-		}
-		k := objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name}
-		bk, err := t.kindBucket(k.gk, false)
-		if err != nil {
-			return err
-		}
-		var raw []byte
-		if bk != nil {
-			raw = bk.Get(nameKey(k.namespace, k.name))
 		}
 		if raw == nil {
 			return cluster.NewNotFound(res.GroupResource(), name)
@@ -109,6 +101,23 @@ func BatchGet(ctx context.Context, c cluster.Interface, gvk schema.GVK, namespac
 		return nil
 	})
 	return obj, true, err
+}
+
+// stored looks up the stored bytes of an object, as Get would read them:
+// the kind's resource (an error when it is not served), the object's key
+// and its bytes, nil when it does not exist; the bytes are valid only in
+// the transaction.
+func (t *txn) stored(gvk schema.GVK, namespace, name string) (cluster.Resource, objKey, []byte, error) {
+	res, err := t.resource(gvk)
+	if err != nil {
+		return res, objKey{}, nil, err
+	}
+	k := objKey{gk: gkOf(res), namespace: requestNamespace(res, namespace), name: name}
+	bk, err := t.kindBucket(k.gk, false)
+	if err != nil || bk == nil {
+		return res, k, nil, err
+	}
+	return res, k, bk.Get(nameKey(k.namespace, k.name)), nil
 }
 
 // BatchNames calls fn with the namespace and name of each object of a kind
@@ -218,21 +227,16 @@ func (b *batch) GetMany(ctx context.Context, keys []cluster.Key, opts ...cluster
 	ks := make([]objKey, len(keys))
 	err := b.do(ctx, func(t *txn) error {
 		for i, key := range keys {
-			res, err := t.resource(key.GVK)
-			if err != nil {
+			res, k, raw, err := t.stored(key.GVK, key.Namespace, key.Name)
+			var se *cluster.StatusError
+			switch {
+			case errors.As(err, &se):
 				errs[i] = err
 				continue
-			}
-			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, key.Namespace), name: key.Name}
-			t.warnRequest(k.gk)
-			bk, err := t.kindBucket(k.gk, false)
-			if err != nil {
+			case err != nil:
 				return err
 			}
-			var raw []byte
-			if bk != nil {
-				raw = bk.Get(nameKey(k.namespace, k.name))
-			}
+			t.warnRequest(k.gk)
 			if raw == nil {
 				errs[i] = cluster.NewNotFound(res.GroupResource(), key.Name)
 				continue
@@ -310,17 +314,8 @@ func (b *batch) Prefetch(ctx context.Context, writes []cluster.Upcoming) {
 	_ = b.do(ctx, func(t *txn) error {
 		var queue []*readAhead
 		for _, w := range writes {
-			res, err := t.resource(w.GVK)
-			if err != nil {
-				continue
-			}
-			k := objKey{gk: gkOf(res), namespace: requestNamespace(res, w.Namespace), name: w.Name}
-			bk, err := t.kindBucket(k.gk, false)
-			if err != nil || bk == nil {
-				continue
-			}
-			raw := bk.Get(nameKey(k.namespace, k.name))
-			if raw == nil {
+			res, k, raw, err := t.stored(w.GVK, w.Namespace, w.Name)
+			if err != nil || raw == nil {
 				continue
 			}
 			a := &readAhead{raw: bytes.Clone(raw), done: make(chan struct{})}
