@@ -68,3 +68,65 @@ func ExampleStore() {
 	// 1 selected
 	// configmaps "web" already exists true
 }
+
+// A batch reads many objects in one call and is told the patches that
+// follow, which it prepares while the caller goes on (what apply does on
+// the embedded cluster, 1,024 objects at a time).
+func ExampleStore_Batch_readAhead() {
+	dir, err := os.MkdirTemp("", "konverge-state")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := local.Open(dir, local.Options{Clock: fixedClock{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	gvk := schema.GVK{Version: "v1", Kind: "ConfigMap"}
+
+	err = s.Batch(ctx, func(c cluster.Interface) error {
+		var keys []cluster.Key
+		for _, name := range []string{"web", "db"} {
+			cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": name, "namespace": "default"},
+				"data":     map[string]any{"color": "blue"}}
+			if _, err := c.Create(ctx, cm); err != nil {
+				return err
+			}
+			keys = append(keys, cluster.Key{GVK: gvk, Namespace: "default", Name: name})
+		}
+		keys = append(keys, cluster.Key{GVK: gvk, Namespace: "default", Name: "missing"})
+
+		// Read the three, then wait for them.
+		wait := c.(cluster.ManyGetter).GetMany(ctx, keys, cluster.WithoutManagedFields)
+		objs, errs := wait()
+		for i, obj := range objs {
+			if errs[i] != nil {
+				fmt.Println(keys[i].Name, cluster.IsNotFound(errs[i]))
+				continue
+			}
+			_, hasManaged := obj["metadata"].(map[string]any)["managedFields"]
+			fmt.Println(keys[i].Name, obj["data"], hasManaged)
+		}
+
+		// Tell the patch before sending it.
+		patch := []byte(`{"data":{"color":"green"}}`)
+		c.(cluster.Prefetcher).Prefetch(ctx, []cluster.Upcoming{{Key: keys[0], PatchType: cluster.MergePatchType, Patch: patch}})
+		web, err := c.Patch(ctx, gvk, "default", "web", cluster.MergePatchType, patch)
+		if err != nil {
+			return err
+		}
+		fmt.Println(web["data"])
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// web map[color:blue] false
+	// db map[color:blue] false
+	// missing true
+	// map[color:green]
+}
